@@ -1,0 +1,12 @@
+"""Card-game environments for reinforcement learning.
+
+- :mod:`envs.abracadabra_v0` — Abracadabra (bid tricks, hit the declarer's target) as a
+  PettingZoo AEC environment.
+- :mod:`envs.four_aces_v0` — Four Aces (draw and discard, collect combinations).
+
+The rules engines (:mod:`envs.abracadabra`, :mod:`envs.four_aces`) are pure numpy with a
+leading batch axis and import no RL framework; ``from envs import abracadabra_v0`` loads
+the PettingZoo adapter.
+"""
+
+__all__ = ["abracadabra_v0", "four_aces_v0"]

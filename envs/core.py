@@ -1,0 +1,175 @@
+"""Pieces shared by the game engines: config validation and observation layouts.
+
+Nothing here imports an RL framework; the engines stay pure numpy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def check_choice(name: str, value: object, allowed: Iterable[object]) -> None:
+    """Raise ``ValueError`` unless ``value`` is one of ``allowed``."""
+    allowed = tuple(allowed)
+    if value not in allowed:
+        raise ValueError(f"{name}={value!r} is not allowed: expected one of {allowed}")
+
+
+def check_int(name: str, value: object, low: int, high: int | None = None) -> None:
+    """Raise ``ValueError`` unless ``value`` is an int in ``[low, high]``."""
+    ok = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    if not ok or value < low or (high is not None and value > high):
+        bound = f"{low}..{high}" if high is not None else f">= {low}"
+        raise ValueError(f"{name}={value!r} is not allowed: expected an integer {bound}")
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A named slice of an observation vector."""
+
+    name: str
+    start: int
+    size: int
+    description: str
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.size
+
+    @property
+    def slice(self) -> slice:
+        return slice(self.start, self.stop)
+
+
+class ObservationLayout:
+    """An observation vector declared segment by segment (name, size, meaning).
+
+    The layout gives every segment's slice by name, renders the index table for the
+    docstrings, and checks that a writer filled every segment exactly once.
+    """
+
+    def __init__(self, segments: Sequence[tuple[str, int, str]]):
+        self.segments: dict[str, Segment] = {}
+        start = 0
+        for name, size, description in segments:
+            if name in self.segments:
+                raise ValueError(f"duplicate observation segment {name!r}")
+            self.segments[name] = Segment(name, start, size, description)
+            start += size
+        self.size = start
+
+    def __getitem__(self, name: str) -> slice:
+        return self.segments[name].slice
+
+    def __iter__(self):
+        return iter(self.segments.values())
+
+    def table(self) -> str:
+        """The layout as a reStructuredText-style index table."""
+        rows = [("index", "segment", "meaning")]
+        rows += [(f"{s.start}..{s.stop - 1}", s.name, s.description) for s in self]
+        widths = [max(len(r[i]) for r in rows) for i in range(3)]
+        rule = "  ".join("=" * w for w in widths)
+        lines = [rule, "  ".join(c.ljust(w) for c, w in zip(rows[0], widths)), rule]
+        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows[1:]]
+        return "\n".join(lines + [rule])
+
+
+class BatchEngine:
+    """The interface every game engine offers (documentation and shared helpers).
+
+    An engine holds ``batch_size`` independent games as fixed-shape numpy arrays with a
+    leading batch axis; one :meth:`step` call advances every game by one action. A single
+    game is a batch of one. Subclasses set the attributes and implement the methods below.
+
+    Attributes:
+        batch_size: number of games B.
+        num_players: number of agents (seats that act) P.
+        num_actions: size of the flat discrete action space A.
+        action_names: one human-readable name per action id.
+        layout: the :class:`ObservationLayout` of :meth:`observe`.
+        observation_bounds: (low, high) of every observation entry.
+        current_player: int8 [B], the seat to act in each game; -1 once the game is over.
+        game_over: bool [B], the episode of that game has ended.
+    """
+
+    batch_size: int
+    num_players: int
+    num_actions: int
+    action_names: tuple[str, ...]
+    layout: ObservationLayout
+    observation_bounds: tuple[float, float]
+    current_player: np.ndarray
+    game_over: np.ndarray
+
+    @property
+    def observation_size(self) -> int:
+        return self.layout.size
+
+    def reset(self, seed: int | None = None, games: np.ndarray | None = None) -> None:
+        """Start new episodes: all games, or only those where the bool mask ``games`` is
+        set (auto-reset of finished games). ``seed`` re-seeds the engine's generator."""
+        raise NotImplementedError
+
+    def legal_action_mask(self) -> np.ndarray:
+        """bool [B, A]: the legal actions of each game's current player (all False where
+        the game is over)."""
+        raise NotImplementedError
+
+    def observe(self, seats: np.ndarray | None = None) -> np.ndarray:
+        """float32 [B, layout.size]: each game's observation from ``seats`` (int [B];
+        default the current player), seat-relative, as a fresh array."""
+        raise NotImplementedError
+
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
+        """Apply one action per game (games where ``active`` is False, or that are over,
+        are left alone). Returns float32 [B, P]: the reward each seat earned by this step
+        (non-zero when a deal or round ends). An illegal action raises ``ValueError``
+        naming it, and changes nothing in any game."""
+        raise NotImplementedError
+
+    def result(self, game: int = 0) -> dict | None:
+        """The result of the last finished deal/round of ``game`` (``info["result"]``),
+        or None if none has finished yet."""
+        raise NotImplementedError
+
+
+# -- counter-based randomness -------------------------------------------------------------
+# Each game owns a 64-bit key; the k-th shuffle of a game is a pure function of (key, k).
+# So a game's deals do not depend on which other games share its batch or on the order in
+# which games finish: the same key replays the same deals (duplicate tournaments rely on
+# this), and one vectorised call shuffles decks for any subset of the batch.
+
+_MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def splitmix64(x: np.ndarray) -> np.ndarray:
+    """The splitmix64 finaliser, elementwise on uint64 (a good 64-bit mixing hash)."""
+    with np.errstate(over="ignore"):
+        z = x.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def random_keys(rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` fresh 64-bit game keys drawn from ``rng``."""
+    return rng.integers(0, 2**63, size=n, dtype=np.int64).astype(np.uint64)
+
+
+def hashed_uniform(keys: np.ndarray, counters: np.ndarray, size: int) -> np.ndarray:
+    """float64 [N, size] in [0, 1): a pure function of each (key, counter) pair."""
+    with np.errstate(over="ignore"):
+        base = splitmix64(keys.astype(np.uint64) ^ splitmix64(counters.astype(np.uint64)))
+        lanes = np.arange(size, dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03)
+        bits = splitmix64(base[:, None] + lanes[None, :])
+    return (bits >> np.uint64(11)).astype(np.float64) * (1.0 / 2**53)
+
+
+def shuffled(keys: np.ndarray, counters: np.ndarray, cards: np.ndarray) -> np.ndarray:
+    """[N, len(cards)]: ``cards`` in an independent random order for every (key, counter)."""
+    order = np.argsort(hashed_uniform(keys, counters, len(cards)), axis=1, kind="stable")
+    return np.asarray(cards)[order]

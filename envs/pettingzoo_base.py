@@ -1,0 +1,140 @@
+"""The one PettingZoo AEC adapter shared by both games.
+
+A game's ``raw_env`` subclasses :class:`BatchEngineAEC` and supplies its engine (a batch
+of one), how ``reset(options=…)`` deals a fixed deal, and its text renderer. Everything
+PettingZoo-specific lives here: spaces built once, masks only for the agent to act,
+rewards accumulated for every seat that earned them, results in ``info``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from envs.core import BatchEngine
+
+
+class BatchEngineAEC(AECEnv):
+    """AEC environment over a :class:`~envs.core.BatchEngine` holding one game."""
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "is_parallelizable": False}
+
+    def __init__(self, engine: BatchEngine, render_mode: str | None = None):
+        super().__init__()
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(
+                f"render_mode={render_mode!r} is not allowed: expected one of "
+                f"{(None, *self.metadata['render_modes'])}"
+            )
+        if engine.batch_size != 1:
+            raise ValueError("the AEC environment drives a batch of exactly one game")
+        self.engine = engine
+        self.render_mode = render_mode
+        self.action_names: list[str] = list(engine.action_names)
+        self.possible_agents = [f"player_{i}" for i in range(engine.num_players)]
+        self.agents = self.possible_agents[:]
+        low, high = engine.observation_bounds
+        observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    low=low, high=high, shape=(engine.observation_size,), dtype=np.float32
+                ),
+                "action_mask": spaces.Box(0, 1, shape=(engine.num_actions,), dtype=np.int8),
+            }
+        )
+        action_space = spaces.Discrete(engine.num_actions)
+        # Built once and returned by identity: api_test checks `is`.
+        self.observation_spaces = {a: observation_space for a in self.possible_agents}
+        self.action_spaces = {a: action_space for a in self.possible_agents}
+        self._no_mask = np.zeros(engine.num_actions, dtype=np.int8)
+        self._mask = self._no_mask
+        self._seeded = False
+
+    # -- PettingZoo API ---------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is None and not self._seeded:
+            seed = int(np.random.SeedSequence().entropy % (2**63))
+        if seed is not None:
+            self._seeded = True
+        if options:
+            self._reset_with_options(seed, options)
+        else:
+            self.engine.reset(seed=seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._after_change()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.possible_agents.index(agent)
+        observation = self.engine.observe(np.array([seat]))[0]
+        mask = self._mask if agent == self.agent_selection and not self._over else self._no_mask
+        return {"observation": observation, "action_mask": mask.copy()}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"{agent} is to act: action None is only for finished agents")
+        rewards = self.engine.step(np.array([action], dtype=np.int64))[0]
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: float(rewards[i]) for i, a in enumerate(self.possible_agents)}
+        self._accumulate_rewards()
+        self._after_change()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        seat = self.possible_agents.index(self.agent_selection)
+        text = self.render_text(seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # -- to be supplied by each game -------------------------------------------------
+    def _reset_with_options(self, seed: int | None, options: dict) -> None:
+        raise NotImplementedError
+
+    def render_text(self, seat: int) -> str:
+        """A readable text view of the table as ``seat`` sees it."""
+        raise NotImplementedError
+
+    # -- internals ---------------------------------------------------------------------
+    @property
+    def _over(self) -> bool:
+        return bool(self.engine.game_over[0])
+
+    def _after_change(self) -> None:
+        """Refresh selection, mask, terminations and infos from the engine."""
+        result = self.engine.result(0)
+        if self._over:
+            self._mask = self._no_mask
+            self.terminations = {a: True for a in self.agents}
+        else:
+            self.agent_selection = self.possible_agents[int(self.engine.current_player[0])]
+            self._mask = self.engine.legal_action_mask()[0].astype(np.int8)
+        for a in self.agents:
+            info = {"action_mask": self._mask if a == self.agent_selection else self._no_mask}
+            if result is not None:
+                info["result"] = result
+            self.infos[a] = info
