@@ -1,0 +1,58 @@
+"""The one interface for everything that plays: random, heuristics, trained policies.
+
+An agent sees only what its player may see: the environment's observation vector for the
+acting seat and the legal-action mask. It never touches the engine's hidden state.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class Agent:
+    """Base class of every agent.
+
+    Subclasses implement :meth:`act_batch`; :meth:`act` is a batch of one. ``game`` is
+    ``"abracadabra"`` or ``"four_aces"``; the variant is read from the observation.
+    """
+
+    #: registry name, set by :func:`agents.registry.register`
+    name: str = "agent"
+    #: one line on what the agent does, shown by ``cardrl agents``
+    summary: str = ""
+
+    def __init__(self, game: str, seed: int | None = None):
+        self.game = game
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The action for one observation (the environment's vector) and its mask."""
+        actions = self.act_batch(observation[None, :], np.asarray(action_mask)[None, :])
+        return int(actions[0])
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """int64 [N]: one legal action per row of ``observations`` [N, D] and
+        ``action_masks`` [N, A] (bool or 0/1)."""
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        """Forget per-game memory, if any (agents here are memoryless by default)."""
+
+
+def sample_legal(rng: np.random.Generator, action_masks: np.ndarray) -> np.ndarray:
+    """One uniformly random legal action per row of ``action_masks`` (vectorised)."""
+    masks = np.asarray(action_masks, dtype=bool)
+    if not masks.any(axis=1).all():
+        raise ValueError("a row of action_masks has no legal action: nothing to choose from")
+    scores = rng.random(masks.shape)
+    scores[~masks] = -1.0
+    return scores.argmax(axis=1).astype(np.int64)
+
+
+class RandomAgent(Agent):
+    """Uniformly random legal actions."""
+
+    summary = "uniformly random legal action (the floor every agent must beat)"
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        return sample_legal(self.rng, action_masks)

@@ -1,0 +1,51 @@
+"""Agent registry: ``make(name, game, **kwargs)`` and ``available(game)``."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from agents.base import Agent
+
+GAMES = ("abracadabra", "four_aces")
+
+# game -> name -> "module:Class"; modules are imported on first use (torch only for policy)
+_REGISTRY: dict[str, dict[str, str]] = {game: {} for game in GAMES}
+
+
+def register(game: str, name: str, target: str) -> None:
+    """Register ``target`` ("module:Class") as agent ``name`` for ``game``."""
+    _check_game(game)
+    _REGISTRY[game][name] = target
+
+
+def _check_game(game: str) -> None:
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}: expected one of {GAMES}")
+
+
+def _resolve(target: str) -> Callable[..., Agent]:
+    module_name, class_name = target.split(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def available(game: str) -> dict[str, str]:
+    """Agent names for ``game`` with a one-line summary of each."""
+    _check_game(game)
+    return {name: _resolve(target).summary for name, target in _REGISTRY[game].items()}
+
+
+def make(name: str, game: str, **kwargs) -> Agent:
+    """Build agent ``name`` for ``game``; kwargs go to the agent (e.g. ``seed``, ``path``)."""
+    _check_game(game)
+    if name not in _REGISTRY[game]:
+        raise ValueError(
+            f"unknown agent {name!r} for {game}: expected one of {sorted(_REGISTRY[game])}"
+        )
+    agent = _resolve(_REGISTRY[game][name])(game=game, **kwargs)
+    agent.name = name
+    return agent
+
+
+for _game in GAMES:
+    register(_game, "random", "agents.base:RandomAgent")
