@@ -47,8 +47,8 @@ class Segment:
 class ObservationLayout:
     """An observation vector declared segment by segment (name, size, meaning).
 
-    The layout gives every segment's slice by name, renders the index table for the
-    docstrings, and checks that a writer filled every segment exactly once.
+    The layout gives every segment's slice by name and renders the index table for the
+    docstrings; segments are contiguous and cover ``size`` exactly, by construction.
     """
 
     def __init__(self, segments: Sequence[tuple[str, int, str]]):
@@ -73,8 +73,11 @@ class ObservationLayout:
         rows += [(f"{s.start}..{s.stop - 1}", s.name, s.description) for s in self]
         widths = [max(len(r[i]) for r in rows) for i in range(3)]
         rule = "  ".join("=" * w for w in widths)
-        lines = [rule, "  ".join(c.ljust(w) for c, w in zip(rows[0], widths)), rule]
-        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows[1:]]
+        lines = [rule, "  ".join(c.ljust(w) for c, w in zip(rows[0], widths, strict=True)), rule]
+        lines += [
+            "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+            for r in rows[1:]
+        ]
         return "\n".join(lines + [rule])
 
 

@@ -70,6 +70,7 @@ class BatchEngineAEC(AECEnv):
         else:
             self.engine.reset(seed=seed)
         self.agents = self.possible_agents[:]
+        self._skip_agent_selection = None  # stale after a reset amid dead steps
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
