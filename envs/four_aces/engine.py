@@ -1,0 +1,574 @@
+"""Four Aces rules engine: pure numpy, a leading batch axis on every array (RULES.md G–K).
+
+One engine holds ``batch_size`` independent games; a single game is a batch of one. No RL
+framework is imported here: :mod:`envs.four_aces_v0` is the thin PettingZoo adapter.
+
+Flow of a game (bookkeeping is never an agent action):
+
+1. Round start (automatic): the ace-of-spades draw picks the dealer (G2), a new shuffle
+   is dealt — 3 hand cards and 3 face-up table cards each, the rest is the stock (G3) —
+   and every player dealt a joker in hand fills to L, in seat order from the dealer's
+   left (G4, G6, G7). Four aces reached while filling win at once (H4).
+2. Turns (the only decision phase): the player left of the dealer moves first (H1); each
+   turn is one action (H2): ``discard:<card>`` (then fill to L, G6/G7) or ``draw`` (turn
+   up the stock's top card onto the discard pile; a joker goes to the hand instead, L+1,
+   and the turn ends).
+3. Round end (automatic): at the end of the turn that empties the stock (H3), or at once
+   on four aces (H4). All four aces among a player's scoring cards win the match (K1);
+   otherwise every player scores his hand + table (K2/K3) and totals accumulate.
+4. Match end (K4): after the round in which someone reaches ``target_points``, on four
+   aces, or after ``max_rounds``; highest total wins, ties share. With
+   ``episode="round"`` every episode is one round (its winners: highest round points).
+
+Actions (one flat discrete space):
+
+=========  ============  ==============================================================
+id         name          meaning
+=========  ============  ==============================================================
+0 .. 51    discard:<c>   discard card c (``suit * 13 + rank``, envs.cards) from the hand
+52         discard:JK    discard a joker (L stays raised, G7)
+53         draw          turn up the stock's top card (H2 b)
+=========  ============  ==============================================================
+
+Randomness is counter-based (envs.core): each game owns a 64-bit key; the dealer draw of
+round r is ``shuffled(key, 2r, deck)`` and its deal ``shuffled(key, 2r + 1, deck)``, so the
+same key replays the same rounds whatever else shares the batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from envs.cards import CARD_NAMES, JOKER, NUM_CARDS, card_index, deck, parse_card
+from envs.core import BatchEngine, ObservationLayout, check_int, random_keys, shuffled
+from envs.four_aces.config import FourAcesConfig
+from envs.four_aces.scoring import score_batch
+
+# -- actions ---------------------------------------------------------------------------
+DISCARD_OFFSET = 0  #: discard:<card> is DISCARD_OFFSET + card index (joker: 52)
+DRAW = 53  #: turn up the stock's top card (H2 b)
+NUM_ACTIONS = 54
+ACTION_NAMES: tuple[str, ...] = tuple(f"discard:{n}" for n in CARD_NAMES) + ("draw",)
+
+# -- cards -----------------------------------------------------------------------------
+DECK_SIZE = 54  #: 52 cards and two jokers (G1)
+FULL_DECK = deck(jokers=2)  #: int8 [54], the 54 cards in index order
+HAND_CARDS = 3  #: cards dealt into each hand (G3)
+TABLE_CARDS = 3  #: face-up table cards dealt to each player (G3)
+BASE_LIMIT = 3  #: L before any joker (G7)
+ACES = np.array([card_index(12, s) for s in range(4)], dtype=np.intp)
+ACE_OF_SPADES = card_index(12, 3)
+MAX_SLOTS = 5  #: relative seat slots in the observation (the most players, G1)
+#: a safe upper bound on one round's points: at most 8 scoring cards, at most 14/5 points
+#: a card (a 5-card run)
+MAX_ROUND_POINTS = 22
+#: a lower bound on one round's points: no combination is worth less than -1 a card
+MIN_ROUND_POINTS = -8
+
+_IS_ACE = np.zeros(NUM_CARDS, dtype=bool)
+_IS_ACE[ACES] = True
+
+
+def build_layout() -> ObservationLayout:
+    """The observation layout (seat-relative: slot r is the seat r places to the left of
+    the observer, i.e. seat ``(observer + r) mod P``; slots >= P stay zero)."""
+    return ObservationLayout(
+        [
+            ("num_players", 3, "one-hot number of players: 3, 4, 5"),
+            ("hand", NUM_CARDS, "own hand, count of each card (the joker may be 2)"),
+            ("tables", MAX_SLOTS * NUM_CARDS, "table cards of each relative seat, counts"),
+            ("discard_pile", NUM_CARDS, "cards ever put on the discard pile, counts"),
+            ("last_discard", NUM_CARDS, "one-hot top card of the discard pile"),
+            ("stock_size", 1, "cards left in the stock / 54"),
+            ("hand_sizes", MAX_SLOTS, "cards in each relative seat's hand / 5"),
+            ("hand_limits", MAX_SLOTS, "hand limit L of each relative seat / 5 (G7)"),
+            ("jokers_seen", 1, "jokers in own hand, on tables and discarded / 2"),
+            ("scores", MAX_SLOTS, "match totals of each relative seat / target_points"),
+            ("dealer", MAX_SLOTS, "one-hot relative seat of the dealer"),
+            ("round_number", 1, "rounds finished in this match / max_rounds"),
+        ]
+    )
+
+
+LAYOUT = build_layout()
+
+
+class FourAcesEngine(BatchEngine):
+    """``batch_size`` games of Four Aces as fixed-shape numpy arrays (see module doc).
+
+    Public per-step outputs besides the :class:`~envs.core.BatchEngine` attributes:
+    ``deal_over`` (bool [B], a round ended during the last step), ``last_points`` (int32
+    [B, P], the last finished round's points; on four aces the winner gets
+    ``target_points`` and the others 0), ``totals`` (int32 [B, P]), ``winners`` (bool
+    [B, P], set when the match is over) and ``four_aces_winner`` (int8 [B], -1 none).
+    """
+
+    def __init__(self, config: FourAcesConfig | dict | None = None, batch_size: int = 1):
+        if config is None:
+            config = FourAcesConfig()
+        elif isinstance(config, dict):
+            config = FourAcesConfig(**config)
+        check_int("batch_size", batch_size, 1)
+        self.config = config
+        self.batch_size = B = int(batch_size)
+        self.num_players = P = config.num_players
+        self.num_actions = NUM_ACTIONS
+        self.action_names = ACTION_NAMES
+        self.layout = LAYOUT
+        target = config.target_points
+        rounds = 1 if config.episode == "round" else config.round_limit
+        max_total = max(MAX_ROUND_POINTS, target) + (0 if rounds == 1 else target - 1)
+        self.observation_bounds = (
+            float(min(0.0, MIN_ROUND_POINTS * rounds / target)),
+            float(max(2.0, max_total / target)),
+        )
+        self._rng = np.random.default_rng()
+
+        # -- state: one row per game ----------------------------------------------------
+        self.keys = np.zeros(B, dtype=np.uint64)  # per-game key of the counter-based shuffles
+        self.deck = np.zeros((B, DECK_SIZE), dtype=np.int8)  # this round's deal: hands
+        # (3 per seat), tables (3 per seat), then the stock, top first
+        self.stock_top = np.zeros(B, dtype=np.int16)  # deck index of the stock's top; 54 = empty
+        self.hand = np.zeros((B, P, NUM_CARDS), dtype=np.int8)  # hand counts (joker up to 2)
+        self.hand_size = np.zeros((B, P), dtype=np.int8)  # cards in each hand
+        self.hand_limit = np.zeros((B, P), dtype=np.int8)  # L = 3 + jokers that entered (G7)
+        self.table = np.zeros((B, P, NUM_CARDS), dtype=np.int8)  # face-up table card counts
+        self.discard = np.full((B, DECK_SIZE), -1, dtype=np.int8)  # discard pile, bottom first
+        self.discard_size = np.zeros(B, dtype=np.int16)  # cards on the discard pile
+        self.discard_counts = np.zeros((B, NUM_CARDS), dtype=np.int8)  # discard pile counts
+        self.dealer = np.zeros(B, dtype=np.int8)  # this round's dealer (G2)
+        self.rounds_played = np.zeros(B, dtype=np.int32)  # rounds finished in this match
+        self.totals = np.zeros((B, P), dtype=np.int32)  # match points so far (K4)
+        self.current_player = np.full(B, -1, dtype=np.int8)  # seat to act; -1 when over
+        self.game_over = np.ones(B, dtype=bool)  # the episode has ended
+        self._four_now = np.full(B, -1, dtype=np.int8)  # seat that got four aces this round
+
+        # -- results ----------------------------------------------------------------------
+        self.deal_over = np.zeros(B, dtype=bool)  # a round ended during the last step
+        self.last_points = np.zeros((B, P), dtype=np.int32)  # last finished round's points
+        self.four_aces_winner = np.full(B, -1, dtype=np.int8)  # four aces (H4/K1) seat; -1
+        self.winners = np.zeros((B, P), dtype=bool)  # match winners, once it is over
+        self.match_over = np.zeros(B, dtype=bool)  # the match has ended (K4)
+        self.has_result = np.zeros(B, dtype=bool)  # a round has finished in this episode
+        self.reset()
+
+    # ==================================================================================
+    # reset
+    # ==================================================================================
+    def reset(
+        self,
+        seed: int | None = None,
+        games: np.ndarray | None = None,
+        game_seeds: Sequence[int] | np.ndarray | None = None,
+    ) -> None:
+        """Start new matches: in every game, or where the bool mask ``games`` is set.
+
+        ``seed`` re-seeds the engine's generator; every reset game gets a new 64-bit key,
+        ``game_seeds`` (one per reset game) if given, else drawn from the generator.
+        """
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        if games is None:
+            sel = np.arange(self.batch_size)
+        else:
+            games = np.asarray(games, dtype=bool)
+            if games.shape != (self.batch_size,):
+                raise ValueError(f"games must be a bool mask of shape ({self.batch_size},)")
+            sel = np.flatnonzero(games)
+        if game_seeds is not None:
+            try:
+                keys = np.asarray(game_seeds, dtype=np.uint64).reshape(-1)
+            except (OverflowError, TypeError, ValueError) as error:
+                raise ValueError(f"game_seeds must be integers in 0..2**64-1: {error}") from None
+            if len(keys) != len(sel):
+                raise ValueError(f"game_seeds holds {len(keys)} seeds for {len(sel)} games")
+        else:
+            keys = random_keys(self._rng, len(sel))
+        if len(sel) == 0:
+            return
+        self.keys[sel] = keys
+        self._new_match(sel)
+        self._start_round(sel)
+        self._settle_start(sel)
+
+    def reset_with_deal(
+        self,
+        game: int,
+        dealer: int,
+        hands: Sequence[Sequence[str]],
+        tables: Sequence[Sequence[str]],
+        stock: Sequence[str],
+    ) -> None:
+        """Start a new match in ``game`` from a fixed first deal (card strings).
+
+        ``hands`` and ``tables`` hold 3 cards per player, ``stock`` the rest, top first;
+        together exactly the 54 cards (two ``JK``). Later rounds of a match are shuffled
+        from the game's key. Raises ``ValueError`` saying what is wrong (and changes
+        nothing) for wrong counts, unknown, duplicate or missing cards, or a bad dealer.
+        """
+        check_int("game", game, 0, self.batch_size - 1)
+        cards = self.check_deal(dealer, hands, tables, stock)
+        g = np.array([game])
+        self._new_match(g)
+        self._start_round(g, deck_rows=cards[None, :], dealers=np.array([dealer]))
+        self._settle_start(g)
+
+    def check_deal(
+        self,
+        dealer: int,
+        hands: Sequence[Sequence[str]],
+        tables: Sequence[Sequence[str]],
+        stock: Sequence[str],
+    ) -> np.ndarray:
+        """Validate a fixed deal (see :meth:`reset_with_deal`); return its deck order
+        (int8 [54]: hands, tables, stock top first). Raises ``ValueError`` saying what."""
+        P = self.num_players
+        check_int("dealer", dealer, 0, P - 1)
+        for what, rows in (("hands", hands), ("tables", tables)):
+            if isinstance(rows, str) or len(rows) != P:
+                raise ValueError(f"{what} must list {P} players' cards, got {rows!r}")
+            for seat, row in enumerate(rows):
+                if isinstance(row, str) or len(row) != 3:
+                    raise ValueError(f"{what}[{seat}] must hold exactly 3 cards, got {row!r}")
+        if isinstance(stock, str):
+            raise ValueError(f"stock must be a list of cards, got {stock!r}")
+        order = [c for row in hands for c in row] + [c for row in tables for c in row]
+        order += list(stock)
+        cards = np.array([parse_card(c) for c in order], dtype=np.int64)
+        counts = np.bincount(cards, minlength=NUM_CARDS)
+        expected = np.bincount(FULL_DECK, minlength=NUM_CARDS)
+        extra = [f"{CARD_NAMES[c]} x{counts[c]}" for c in np.flatnonzero(counts > expected)]
+        if extra:
+            raise ValueError(f"duplicate cards in the deal: {', '.join(extra)}")
+        missing = [CARD_NAMES[c] for c in np.flatnonzero(counts < expected)]
+        if missing:
+            raise ValueError(
+                f"the deal must hold all 54 cards; missing from hands/tables/stock: "
+                f"{', '.join(missing)}"
+            )
+        return cards.astype(np.int8)
+
+    def _new_match(self, g: np.ndarray) -> None:
+        """Clear the match state of games ``g``."""
+        self.totals[g] = 0
+        self.rounds_played[g] = 0
+        self.game_over[g] = False
+        self.match_over[g] = False
+        self.has_result[g] = False
+        self.deal_over[g] = False
+        self.last_points[g] = 0
+        self.four_aces_winner[g] = -1
+        self.winners[g] = False
+
+    # ==================================================================================
+    # round start: G2 dealer, G3 deal, G4 pre-fill, H1 first mover
+    # ==================================================================================
+    def _choose_dealers(self, g: np.ndarray) -> np.ndarray:
+        """G2: players draw one card each in turn until the ace of spades shows."""
+        P = self.num_players
+        first = self.rounds_played[g] == 0
+        start = np.where(first, 0, (self.dealer[g].astype(np.int64) + 1) % P)
+        if self.config.dealer == "rotate":
+            dealers = start.copy()  # later rounds: the deal passes left
+            drawing = np.flatnonzero(first)
+        else:
+            dealers = np.zeros(len(g), dtype=np.int64)
+            drawing = np.arange(len(g))
+        if len(drawing):
+            gd = g[drawing]
+            draw = shuffled(self.keys[gd], 2 * self.rounds_played[gd].astype(np.int64), FULL_DECK)
+            position = np.argmax(draw == ACE_OF_SPADES, axis=1)
+            dealers[drawing] = (start[drawing] + position) % P
+        return dealers
+
+    def _start_round(
+        self,
+        g: np.ndarray,
+        deck_rows: np.ndarray | None = None,
+        dealers: np.ndarray | None = None,
+    ) -> None:
+        """Deal a new round in games ``g`` (G2–G4, H1)."""
+        P = self.num_players
+        if dealers is None:
+            dealers = self._choose_dealers(g)
+        if deck_rows is None:
+            counters = 2 * self.rounds_played[g].astype(np.int64) + 1
+            deck_rows = shuffled(self.keys[g], counters, FULL_DECK)
+        self.deck[g] = deck_rows
+        self.dealer[g] = dealers
+        gg = np.repeat(g, P)
+        pp = np.tile(np.arange(P), len(g))
+        hands = deck_rows[:, : HAND_CARDS * P].reshape(len(g) * P, HAND_CARDS)
+        tables = deck_rows[:, HAND_CARDS * P : (HAND_CARDS + TABLE_CARDS) * P]
+        tables = tables.reshape(len(g) * P, TABLE_CARDS)
+        self.hand[g] = 0
+        self.table[g] = 0
+        for k in range(3):  # (game, seat) pairs are distinct within one k
+            self.hand[gg, pp, hands[:, k]] += 1
+            self.table[gg, pp, tables[:, k]] += 1
+        self.hand_size[g] = HAND_CARDS
+        # G4/G7: a joker dealt into the hand raises L; one on the table scores nothing
+        self.hand_limit[g] = BASE_LIMIT + self.hand[g, :, JOKER]
+        self.stock_top[g] = (HAND_CARDS + TABLE_CARDS) * P
+        self.discard[g] = -1
+        self.discard_size[g] = 0
+        self.discard_counts[g] = 0
+        self._four_now[g] = -1
+        # G4: pre-fill in seat order from the player left of the dealer
+        for k in range(1, P + 1):
+            self._fill(g, (dealers + k) % P)
+        self.current_player[g] = (dealers + 1) % P  # H1
+
+    def _settle_start(self, g: np.ndarray) -> None:
+        """Games whose pre-fill gave four aces (H4) end at once; the reward of that round
+        cannot be returned by reset, it is in :meth:`result` and ``last_points``."""
+        won = g[self._four_now[g] >= 0]
+        if len(won):
+            self._end_round(won, np.zeros((self.batch_size, self.num_players), np.float32))
+
+    # ==================================================================================
+    # turns: H2, G6, G7, H4
+    # ==================================================================================
+    def _fill(self, g: np.ndarray, s: np.ndarray) -> None:
+        """G6/G7: seats ``s`` of games ``g`` draw from the stock until their hand holds L
+        cards or the stock is empty; a joker raises L at once (so he draws again). Four
+        aces in a hand (H4) stop the game at once (recorded in ``_four_now``)."""
+        g = np.asarray(g, dtype=np.intp)
+        s = np.asarray(s, dtype=np.intp)
+        while len(g):
+            need = (
+                (self.hand_size[g, s] < self.hand_limit[g, s])
+                & (self.stock_top[g] < DECK_SIZE)
+                & (self._four_now[g] < 0)
+            )
+            if not need.all():
+                g, s = g[need], s[need]
+                if not len(g):
+                    break
+            c = self.deck[g, self.stock_top[g]].astype(np.intp)
+            self.stock_top[g] += 1
+            self.hand[g, s, c] += 1
+            self.hand_size[g, s] += 1
+            self.hand_limit[g, s] += c == JOKER
+            ace = _IS_ACE[c]
+            if ace.any():
+                ga, sa = g[ace], s[ace]
+                four = (self.hand[ga[:, None], sa[:, None], ACES[None, :]] > 0).all(axis=1)
+                self._four_now[ga[four]] = sa[four]
+
+    def _push_discard(self, g: np.ndarray, c: np.ndarray) -> None:
+        self.discard[g, self.discard_size[g]] = c
+        self.discard_size[g] += 1
+        self.discard_counts[g, c] += 1
+
+    def legal_action_mask(self) -> np.ndarray:
+        """bool [B, 54]: discard any card type in the hand; draw while the stock is not
+        empty (always at a turn's start, H3); all False where the game is over."""
+        B = self.batch_size
+        seat = np.maximum(self.current_player, 0).astype(np.intp)
+        mask = np.empty((B, NUM_ACTIONS), dtype=bool)
+        np.greater(self.hand[np.arange(B), seat], 0, out=mask[:, :NUM_CARDS])
+        mask[:, DRAW] = self.stock_top < DECK_SIZE
+        mask &= ~self.game_over[:, None]
+        return mask
+
+    def _check_actions(self, idx: np.ndarray, a: np.ndarray) -> None:
+        """Raise ``ValueError`` for the first illegal action among games ``idx``."""
+        in_range = (a >= 0) & (a < NUM_ACTIONS)
+        seat = self.current_player[idx].astype(np.intp)
+        ok = np.zeros(len(idx), dtype=bool)
+        ac = np.clip(a, 0, NUM_ACTIONS - 1)
+        disc = in_range & (ac < DRAW)
+        ok[disc] = self.hand[idx[disc], seat[disc], ac[disc]] > 0
+        draw = in_range & (ac == DRAW)
+        ok[draw] = self.stock_top[idx[draw]] < DECK_SIZE
+        if ok.all():
+            return
+        i = int(np.flatnonzero(~ok)[0])
+        where = f" in game {int(idx[i])}" if self.batch_size > 1 else ""
+        if not in_range[i]:
+            raise ValueError(f"action {int(a[i])}{where} is out of range 0..{NUM_ACTIONS - 1}")
+        name = ACTION_NAMES[int(a[i])]
+        why = (
+            f"that card is not in seat {int(seat[i])}'s hand"
+            if a[i] < DRAW
+            else "the stock is empty"
+        )
+        raise ValueError(f"illegal action {int(a[i])} ({name!r}){where}: {why}")
+
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
+        """One turn (H2) in every live game (where ``active``, default all). Returns float32
+        [B, P] rewards earned by this step; see :class:`FourAcesEngine`."""
+        B, P = self.batch_size, self.num_players
+        actions = np.asarray(actions)
+        if actions.shape != (B,):
+            actions = actions.reshape(-1)
+            if actions.shape != (B,):
+                raise ValueError(f"actions must have shape ({B},), got {np.shape(actions)}")
+        if not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
+        live = ~self.game_over
+        if active is not None:
+            live &= np.asarray(active, dtype=bool).reshape(B)
+        idx = np.flatnonzero(live)
+        a = actions[idx].astype(np.intp)
+        self._check_actions(idx, a)  # nothing has changed yet
+        rewards = np.zeros((B, P), dtype=np.float32)
+        self.deal_over[:] = False
+        if not len(idx):
+            return rewards
+        s = self.current_player[idx].astype(np.intp)
+        disc = a < DRAW
+        # H2 a: discard a card type (a joker too: L stays raised), then fill (G6/G7)
+        gd, sd, cd = idx[disc], s[disc], a[disc]
+        self.hand[gd, sd, cd] -= 1
+        self.hand_size[gd, sd] -= 1
+        self._push_discard(gd, cd)
+        # H2 b: turn up the stock's top card; a joker goes into the hand (L + 1)
+        gt, st = idx[~disc], s[~disc]
+        if len(gt):
+            c = self.deck[gt, self.stock_top[gt]].astype(np.intp)
+            self.stock_top[gt] += 1
+            joker = c == JOKER
+            gj, sj = gt[joker], st[joker]
+            self.hand[gj, sj, JOKER] += 1
+            self.hand_size[gj, sj] += 1
+            self.hand_limit[gj, sj] += 1
+            self._push_discard(gt[~joker], c[~joker])
+        self._fill(gd, sd)
+        # end of turn: H4 four aces, or H3 the stock became empty
+        ends = (self._four_now[idx] >= 0) | (self.stock_top[idx] >= DECK_SIZE)
+        go_on = ~ends
+        self.current_player[idx[go_on]] = (s[go_on] + 1) % P
+        if ends.any():
+            self._end_round(idx[ends], rewards)
+        return rewards
+
+    # ==================================================================================
+    # round end: K1–K4
+    # ==================================================================================
+    def _end_round(self, g: np.ndarray, rewards: np.ndarray) -> None:
+        """Score the round of games ``g``, pay rewards, end the match or deal anew."""
+        P = self.num_players
+        cfg = self.config
+        n = len(g)
+        four = self._four_now[g].astype(np.int64)  # H4 during the round
+        # K1: scoring cards = non-joker hand + table cards
+        scoring = self.hand[g, :, :JOKER] + self.table[g, :, :JOKER]  # [n, P, 52] of 0/1
+        k1 = scoring[:, :, ACES].all(axis=2)
+        four = np.where((four < 0) & k1.any(axis=1), np.argmax(k1, axis=1), four)
+        points = np.zeros((n, P), dtype=np.int32)
+        normal = four < 0
+        if normal.any():
+            rows = scoring[normal].reshape(-1, JOKER)
+            width = int(rows.sum(axis=1).max())
+            order = np.argsort(rows == 0, axis=1, kind="stable")[:, :width]
+            cards = np.where(np.arange(width) < rows.sum(axis=1)[:, None], order, -1)
+            points[normal] = score_batch(cards, cfg.scoring).reshape(-1, P)
+        won = np.flatnonzero(~normal)
+        points[won, four[won]] = cfg.target_points  # four aces convention (K1/H4)
+        self.last_points[g] = points
+        self.four_aces_winner[g] = four
+        self.totals[g] += points
+        self.rounds_played[g] += 1
+        self.deal_over[g] = True
+        self.has_result[g] = True
+        # K4
+        totals = self.totals[g]
+        if cfg.episode == "round":
+            over = np.ones(n, dtype=bool)
+            best = points
+        else:
+            over = (
+                ~normal
+                | (totals.max(axis=1) >= cfg.target_points)
+                | (self.rounds_played[g] >= cfg.round_limit)
+            )
+            best = totals
+        winners = np.where(
+            normal[:, None],
+            best == best.max(axis=1, keepdims=True),
+            np.arange(P)[None, :] == four[:, None],
+        )
+        winners &= over[:, None]
+        self.winners[g] = winners
+        self.match_over[g] = over
+        # rewards: every seat receives its reward now
+        if cfg.reward == "points":
+            rewards[g] += points
+        elif cfg.reward == "relative":
+            rewards[g] += points - (points.sum(axis=1, keepdims=True) - points) / (P - 1)
+        else:  # "win": zero-sum at match end
+            w = winners.sum(axis=1, keepdims=True)
+            share = np.where(winners, 1.0 / np.maximum(w, 1), -1.0 / np.maximum(P - w, 1))
+            rewards[g] += np.where(over[:, None] & (w < P), share, 0.0).astype(np.float32)
+        done = g[over]
+        self.game_over[done] = True
+        self.current_player[done] = -1
+        more = g[~over]
+        if len(more):  # match mode: the next round is dealt within this step
+            self._start_round(more)
+            again = more[self._four_now[more] >= 0]  # H4 during the pre-fill (G4)
+            if len(again):
+                self._end_round(again, rewards)
+
+    def result(self, game: int = 0) -> dict | None:
+        """``info["result"]``: the last finished round of ``game`` (None before any)."""
+        if not self.has_result[game]:
+            return None
+        four = int(self.four_aces_winner[game])
+        out = {
+            "round": int(self.rounds_played[game]) - 1,
+            "round_points": None if four >= 0 else self.last_points[game].tolist(),
+            "four_aces": four if four >= 0 else None,
+            "totals": self.totals[game].tolist(),
+            "match_over": bool(self.match_over[game]),
+        }
+        if self.match_over[game]:
+            out["winners"] = np.flatnonzero(self.winners[game]).tolist()
+        return out
+
+    # ==================================================================================
+    # observation: what each player sees
+    # ==================================================================================
+    def observe(self, seats: np.ndarray | None = None) -> np.ndarray:
+        """float32 [B, layout.size], seat-relative (see :func:`build_layout`). Holds only
+        what ``seats`` may know: own hand, every table, the discard pile, the stock size,
+        every hand size and L, scores, dealer and round."""
+        B, P = self.batch_size, self.num_players
+        if seats is None:
+            seats = np.maximum(self.current_player, 0)
+        seats = np.broadcast_to(np.asarray(seats), (B,)).astype(np.intp)
+        if seats.size and (seats.min() < 0 or seats.max() >= P):
+            raise ValueError(f"seats must be in 0..{P - 1}")
+        L = self.layout.segments
+        rows = np.arange(B)
+        rel = (seats[:, None] + np.arange(P)[None, :]) % P  # absolute seat of each slot
+        col = rows[:, None]
+        out = np.zeros((B, self.layout.size), dtype=np.float32)
+        out[:, L["num_players"].start + P - 3] = 1.0
+        out[:, L["hand"].slice] = self.hand[rows, seats]
+        t0 = L["tables"].start
+        out[:, t0 : t0 + P * NUM_CARDS] = self.table[col, rel].reshape(B, P * NUM_CARDS)
+        out[:, L["discard_pile"].slice] = self.discard_counts
+        top = self.discard[rows, np.maximum(self.discard_size - 1, 0)].astype(np.intp)
+        shown = self.discard_size > 0
+        out[rows[shown], L["last_discard"].start + top[shown]] = 1.0
+        out[:, L["stock_size"].start] = (DECK_SIZE - self.stock_top) / DECK_SIZE
+        h0 = L["hand_sizes"].start
+        out[:, h0 : h0 + P] = self.hand_size[col, rel] / 5.0
+        l0 = L["hand_limits"].start
+        out[:, l0 : l0 + P] = self.hand_limit[col, rel] / 5.0
+        jokers = (
+            self.hand[rows, seats, JOKER].astype(np.int32)
+            + self.table[:, :, JOKER].sum(axis=1)
+            + self.discard_counts[:, JOKER]
+        )
+        out[:, L["jokers_seen"].start] = jokers / 2.0
+        s0 = L["scores"].start
+        out[:, s0 : s0 + P] = self.totals[col, rel] / self.config.target_points
+        out[rows, L["dealer"].start + (self.dealer.astype(np.intp) - seats) % P] = 1.0
+        out[:, L["round_number"].start] = self.rounds_played / self.config.round_limit
+        return out

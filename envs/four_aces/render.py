@@ -1,0 +1,46 @@
+"""Text rendering of a Four Aces game as one seat sees it (no hidden card is shown)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.cards import JOKER, pretty_card, sort_key
+
+
+def _cards(counts: np.ndarray) -> str:
+    cards = [c for c in np.flatnonzero(counts) for _ in range(int(counts[c]))]
+    cards.sort(key=sort_key)
+    return " ".join(pretty_card(c) for c in cards) or "-"
+
+
+def render_text(engine, game: int = 0, seat: int = 0) -> str:
+    """A readable view of ``game`` for ``seat``: own hand, every table, the discard pile
+    (top card and size), the stock size, hand sizes and limits L, and the scores."""
+    P = engine.num_players
+    lines = []
+    if engine.game_over[game]:
+        lines.append(f"Four Aces — game over (round {int(engine.rounds_played[game])})")
+    else:
+        to_act = int(engine.current_player[game])
+        lines.append(
+            f"Four Aces — round {int(engine.rounds_played[game]) + 1}, "
+            f"dealer {int(engine.dealer[game])}, player {to_act} to act"
+        )
+    size = int(engine.discard_size[game])
+    top = pretty_card(int(engine.discard[game, size - 1])) if size else "-"
+    stock = int(len(engine.deck[game]) - engine.stock_top[game])
+    lines.append(f"stock: {stock} cards   discard pile: {size} cards, top {top}")
+    for p in range(P):
+        me = " (you)" if p == seat else ""
+        lines.append(
+            f"player {p}{me}: total {int(engine.totals[game, p])}, "
+            f"hand {int(engine.hand_size[game, p])}/L={int(engine.hand_limit[game, p])}, "
+            f"table {_cards(engine.table[game, p])}"
+        )
+    hand = engine.hand[game, seat]
+    jokers = f" (+{int(hand[JOKER])} joker)" if hand[JOKER] == 1 else ""
+    jokers = f" (+{int(hand[JOKER])} jokers)" if hand[JOKER] > 1 else jokers
+    hand_cards = hand.copy()
+    hand_cards[JOKER] = 0
+    lines.append(f"your hand: {_cards(hand_cards)}{jokers}")
+    return "\n".join(lines)
