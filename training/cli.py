@@ -15,6 +15,8 @@ import sys
 #: sub-command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("training.demo", "the main job: play, train briefly and evaluate; write results/"),
+    "tournament": ("training.tournament_cmd", "duplicate-deal tournament between agents: ratings, CIs"),
+    "agents": ("training.agents_cmd", "list the agents of each game, one line each"),
 }
 
 

@@ -13,13 +13,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the demo (default 0)")
 
 
-def play_random_match(module, seed: int, **config) -> dict:
+def play_random_match(module, game: str, seed: int, **config) -> dict:
     """Play one match between random agents in the AEC env ``module``; the last result."""
     import agents
 
     env = module.env(episode="match", **config)
     env.reset(seed=seed)
-    players = {a: agents.make("random", module.GAME, seed=seed + i) for i, a in enumerate(env.agents)}
+    players = {a: agents.make("random", game, seed=seed + i) for i, a in enumerate(env.agents)}
     for agent in env.agent_iter():
         observation, _, termination, truncation, info = env.last()
         if termination or truncation:
@@ -32,10 +32,10 @@ def play_random_match(module, seed: int, **config) -> dict:
 def run(args: argparse.Namespace) -> int:
     from envs import abracadabra_v0, four_aces_v0
 
-    result = play_random_match(abracadabra_v0, args.seed, variant="four", target_points=100)
+    result = play_random_match(abracadabra_v0, "abracadabra", args.seed, variant="four", target_points=100)
     print(f"Abracadabra (four, random agents): totals {result['totals']}, "
           f"winners {result.get('winners')}")
-    result = play_random_match(four_aces_v0, args.seed, num_players=4)
+    result = play_random_match(four_aces_v0, "four_aces", args.seed, num_players=4)
     print(f"Four Aces (4 players, random agents): totals {result['totals']}, "
           f"winners {result.get('winners')}")
     return 0
