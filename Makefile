@@ -13,7 +13,7 @@ $(BIN)/python:
 # CPU torch first: an unpinned torch would pull a CUDA build of several GB.
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e ".[train,dev]"
+	$(BIN)/pip install --quiet -e ".[train,dev,ray]"
 	touch $(STAMP)
 
 test: $(STAMP)

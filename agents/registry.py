@@ -49,3 +49,13 @@ def make(name: str, game: str, **kwargs) -> Agent:
 
 for _game in GAMES:
     register(_game, "random", "agents.base:RandomAgent")
+    register(_game, "policy", "agents.policy:PolicyAgent")
+
+# heuristics (agents/abracadabra_heuristics.py, agents/four_aces_heuristics.py)
+register("abracadabra", "heuristic", "agents.abracadabra_heuristics:BestHeuristic")
+register("abracadabra", "sure_tricks", "agents.abracadabra_heuristics:SureTricksAgent")
+register("abracadabra", "expected_tricks", "agents.abracadabra_heuristics:ExpectedTricksAgent")
+register("abracadabra", "control", "agents.abracadabra_heuristics:ControlAgent")
+register("four_aces", "greedy", "agents.four_aces_heuristics:GreedyDiscarder")
+register("four_aces", "lookahead", "agents.four_aces_heuristics:LookaheadDiscarder")
+register("four_aces", "heuristic", "agents.four_aces_heuristics:HeuristicDiscarder")

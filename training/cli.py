@@ -15,8 +15,10 @@ import sys
 #: sub-command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("training.demo", "the main job: play, train briefly and evaluate; write results/"),
+    "bench": ("training.bench", "throughput of the engines against OpenSpiel; results/bench.md"),
     "tournament": ("training.tournament_cmd", "duplicate-deal tournament between agents: ratings, CIs"),
     "agents": ("training.agents_cmd", "list the agents of each game, one line each"),
+    "train": ("training.train", "self-play training of a masked PPO policy from a YAML config"),
 }
 
 
