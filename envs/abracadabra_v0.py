@@ -116,13 +116,12 @@ Version History
 """
 from __future__ import annotations
 
-import pettingzoo
 from pettingzoo.utils import wrappers
 
 from envs.abracadabra.config import AbracadabraConfig
 from envs.abracadabra.engine import AbracadabraEngine
 from envs.abracadabra.render import render_text
-from envs.pettingzoo_base import BatchEngineAEC
+from envs.pettingzoo_base import BatchEngineAEC, register_aec
 
 __all__ = ["env", "raw_env"]
 
@@ -191,5 +190,4 @@ class raw_env(BatchEngineAEC):  # noqa: N801 - PettingZoo's naming convention
         return render_text(self.engine, 0, seat)
 
 
-if "cardgames/abracadabra-v0" not in pettingzoo.aec_registry:
-    pettingzoo.register("aec", "cardgames/abracadabra_v0", entry_point=f"{__name__}:env")
+register_aec("cardgames/abracadabra_v0", entry_point=f"{__name__}:env")

@@ -89,7 +89,7 @@ from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.engine import FourAcesEngine
 from envs.four_aces.render import render_text
 from envs.four_aces.scoring import score_cards
-from envs.pettingzoo_base import BatchEngineAEC
+from envs.pettingzoo_base import BatchEngineAEC, register_aec
 
 __all__ = ["env", "raw_env", "score_cards"]
 
@@ -153,14 +153,4 @@ class raw_env(BatchEngineAEC):
         return render_text(self.engine, 0, seat)
 
 
-def _register() -> None:
-    """Register as ``cardgames/four_aces-v0`` in PettingZoo's registry (1.27+)."""
-    try:
-        from pettingzoo.env_registry.registration import aec_registry, register
-    except ImportError:  # older PettingZoo: no registry
-        return
-    if "cardgames/four_aces-v0" not in aec_registry:
-        register("aec", "cardgames/four_aces_v0", entry_point="envs.four_aces_v0:env")
-
-
-_register()
+register_aec("cardgames/four_aces_v0", entry_point=f"{__name__}:env")

@@ -139,3 +139,16 @@ class BatchEngineAEC(AECEnv):
             if result is not None:
                 info["result"] = result
             self.infos[a] = info
+
+
+def register_aec(env_id: str, entry_point: str) -> None:
+    """Register ``env_id`` (e.g. ``"cardgames/abracadabra_v0"``) in PettingZoo's registry,
+    so that ``pettingzoo.make("aec", env_id)`` works; a no-op on PettingZoo without one."""
+    try:
+        from pettingzoo.env_registry.registration import aec_registry, register
+    except ImportError:  # PettingZoo < 1.27 has no registry
+        return
+    namespace, _, name = env_id.rpartition("/")
+    stored = f"{namespace}/{name.replace('_v', '-v')}"  # PettingZoo stores "name-vN"
+    if stored not in aec_registry:
+        register("aec", env_id, entry_point=entry_point)
