@@ -32,7 +32,7 @@ def play_random_match(module, game: str, seed: int, **config) -> dict:
 def run(args: argparse.Namespace) -> int:
     from envs import abracadabra_v0, four_aces_v0
 
-    result = play_random_match(abracadabra_v0, "abracadabra", args.seed, variant="four", target_points=100)
+    result = play_random_match(abracadabra_v0, "abracadabra", args.seed, variant="four")
     print(f"Abracadabra (four, random agents): totals {result['totals']}, "
           f"winners {result.get('winners')}")
     result = play_random_match(four_aces_v0, "four_aces", args.seed, num_players=4)
