@@ -16,9 +16,12 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("training.demo", "the main job: play, train briefly and evaluate; write results/"),
     "bench": ("training.bench", "throughput of the engines against OpenSpiel; results/bench.md"),
-    "tournament": ("training.tournament_cmd", "duplicate-deal tournament between agents: ratings, CIs"),
+    "tournament": ("training.tournament_cmd", "duplicate-deal tournament: ratings and CIs"),
+    "bidbench": ("training.bidbench", "Abracadabra bidding strategies compared on the same deals"),
     "agents": ("training.agents_cmd", "list the agents of each game, one line each"),
     "train": ("training.train", "self-play training of a masked PPO policy from a YAML config"),
+    "play": ("training.play", "play a game in the terminal against the agents"),
+    "replay": ("training.replay", "tell or check saved games (JSON lines from --save-games)"),
 }
 
 
