@@ -261,3 +261,21 @@ def test_cli_help(argv, capsys):
         cardrl(argv)
     assert stop.value.code == 0
     assert "usage: cardrl" in capsys.readouterr().out
+
+
+def test_save_games_records_every_game_and_replays_exactly(tmp_path):
+    """--save-games: one JSON line per (deal, rotation), each replaying to its result."""
+    from training.replay import check_game, read_games
+
+    path = tmp_path / "games.jsonl"
+    run_tournament(
+        "abracadabra", ["heuristic", "random"], deals=6, seed=3,
+        options={"variant": "two"}, progress=False, save_games=path,
+    )  # fmt: skip
+    games, errors = read_games(path)
+    assert errors == []
+    assert len(games) == 6 * 2
+    assert sorted((g["info"]["deal"], g["info"]["rotation"]) for g in games) == [
+        (d, r) for d in range(6) for r in range(2)
+    ]
+    assert all(check_game(g) == [] for g in games)

@@ -42,15 +42,17 @@ def _ray():
     return ray
 
 
-def _play_chunk(spec: dict, chunk: int) -> tuple[int, pd.DataFrame]:
-    from training.tournament import play_chunk
+def _play_chunk(spec: dict, chunk: int, record: bool) -> tuple[int, pd.DataFrame, list]:
+    from training.tournament import play_chunk_job
 
-    return chunk, play_chunk(spec, chunk)
+    return play_chunk_job((spec, chunk, record))
 
 
-def run_chunks_ray(spec: dict, chunks: list[int]) -> Iterator[tuple[int, pd.DataFrame]]:
+def run_chunks_ray(
+    spec: dict, chunks: list[int], record: bool = False
+) -> Iterator[tuple[int, pd.DataFrame, list]]:
     """Play ``chunks`` of the tournament ``spec`` (TournamentSpec.to_json()) as Ray tasks;
-    yield (chunk, rows) as each finishes."""
+    yield (chunk, rows, game records) as each finishes."""
     ray = _ray()
     if not chunks:
         return
@@ -58,7 +60,7 @@ def run_chunks_ray(spec: dict, chunks: list[int]) -> Iterator[tuple[int, pd.Data
         ray.init(address=os.environ.get("RAY_ADDRESS"), log_to_driver=False)
     task = ray.remote(num_cpus=1)(_play_chunk)
     spec_ref = ray.put(spec)
-    pending = [task.remote(spec_ref, chunk) for chunk in chunks]
+    pending = [task.remote(spec_ref, chunk, record) for chunk in chunks]
     while pending:
         finished, pending = ray.wait(pending, num_returns=1)
         yield ray.get(finished[0])

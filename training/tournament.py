@@ -233,8 +233,13 @@ def seating(deal: int, rotation: int, num_agents: int, num_seats: int) -> tuple[
 
 
 # -- playing one chunk --------------------------------------------------------------------
-def play_chunk(spec: TournamentSpec | dict, chunk: int) -> pd.DataFrame:
-    """Play every (deal, rotation) of chunk ``chunk`` in one batch; one row per seat."""
+def play_chunk(
+    spec: TournamentSpec | dict, chunk: int, games_out: list[dict] | None = None
+) -> pd.DataFrame:
+    """Play every (deal, rotation) of chunk ``chunk`` in one batch; one row per seat.
+
+    With ``games_out`` (a list), every game is recorded (:class:`training.replay.
+    GameRecorder`) and its record appended to it, for ``--save-games``."""
     if isinstance(spec, dict):
         spec = TournamentSpec.from_json(spec)
     deals = spec.chunk_deals(chunk)
@@ -251,6 +256,17 @@ def play_chunk(spec: TournamentSpec | dict, chunk: int) -> pd.DataFrame:
     entrants = _make_entrants(spec, chunk)
 
     engine.reset(game_seeds=np.repeat(deal_keys(spec.seed, deals), num_seats))
+    recorder = None
+    if games_out is not None:
+        from training.replay import GameRecorder
+
+        recorder = GameRecorder(spec.game)
+        recorder.start(
+            engine,
+            players=[[spec.labels[a] for a in row] for row in seat_agent],
+            info=[{"deal": d, "rotation": r} for d in deals for r in range(num_seats)],
+            seed=spec.seed,
+        )
     points = np.zeros((batch, num_seats), dtype=np.float64)
     chips = np.zeros((batch, num_seats), dtype=np.float64)
     n_deals = np.zeros(batch, dtype=np.int64)
@@ -267,6 +283,8 @@ def play_chunk(spec: TournamentSpec | dict, chunk: int) -> pd.DataFrame:
         for index in np.unique(who[active]):
             sel = active & (who == index)
             actions[sel] = entrants[index].act_batch(observations[sel], masks[sel])
+        if recorder is not None:
+            recorder.record(engine, actions, active)
         engine.step(actions, active)
         ended = active & engine.deal_over
         points[ended] += engine.last_points[ended]
@@ -274,6 +292,8 @@ def play_chunk(spec: TournamentSpec | dict, chunk: int) -> pd.DataFrame:
             chips[ended] += engine.last_chips[ended]
         n_deals[ended] += 1
 
+    if recorder is not None:
+        games_out.extend(recorder.finish(engine))
     match = spec.options["episode"] == "match"
     won = np.asarray(engine.winners, dtype=np.float64) if match else np.full(points.shape, np.nan)
     deal_index = np.repeat(np.asarray(deals, dtype=np.int64), num_seats)
@@ -304,41 +324,45 @@ def _normalize(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 # -- backends -----------------------------------------------------------------------------
-def _play_chunk_job(job: tuple[dict, int]) -> tuple[int, pd.DataFrame]:
-    spec, chunk = job
-    return chunk, play_chunk(spec, chunk)
+ChunkOutput = tuple[int, pd.DataFrame, list[dict]]  # chunk, its rows, its game records
+
+
+def play_chunk_job(job: tuple[dict, int, bool]) -> ChunkOutput:
+    """Play one chunk (``job`` = spec as JSON, chunk index, whether to record games)."""
+    spec, chunk, record = job
+    records: list[dict] | None = [] if record else None
+    return chunk, play_chunk(spec, chunk, records), records or []
 
 
 def _run_local(
-    spec: TournamentSpec, chunks: list[int], workers: int
-) -> Iterator[tuple[int, pd.DataFrame]]:
+    spec: TournamentSpec, chunks: list[int], workers: int, record: bool
+) -> Iterator[ChunkOutput]:
     """Chunks in this process (workers=1) or a pool of ``workers`` processes, yielded as
     they finish."""
+    jobs = [(spec.to_json(), chunk, record) for chunk in chunks]
     if workers <= 1 or len(chunks) <= 1:
-        for chunk in chunks:
-            yield chunk, play_chunk(spec, chunk)
+        yield from map(play_chunk_job, jobs)
         return
     import multiprocessing
 
     # spawn: no fork of a process that may hold torch/ray threads
     context = multiprocessing.get_context("spawn")
-    jobs = [(spec.to_json(), chunk) for chunk in chunks]
     with context.Pool(min(workers, len(chunks))) as pool:
-        yield from pool.imap_unordered(_play_chunk_job, jobs)
+        yield from pool.imap_unordered(play_chunk_job, jobs)
 
 
 BACKENDS = ("local", "ray")
 
 
 def _run_chunks(
-    spec: TournamentSpec, chunks: list[int], workers: int, backend: str
-) -> Iterator[tuple[int, pd.DataFrame]]:
+    spec: TournamentSpec, chunks: list[int], workers: int, backend: str, record: bool
+) -> Iterator[ChunkOutput]:
     if backend == "local":
-        return _run_local(spec, chunks, workers)
+        return _run_local(spec, chunks, workers, record)
     if backend == "ray":
         from training.ray_backend import run_chunks_ray
 
-        return run_chunks_ray(spec.to_json(), chunks)
+        return run_chunks_ray(spec.to_json(), chunks, record)
     raise ValueError(f"backend={backend!r} is not allowed: expected one of {BACKENDS}")
 
 
@@ -439,6 +463,7 @@ def run_tournament(
     chunk_size: int = CHUNK_SIZE,
     command: str | None = None,
     on_chunk: Callable[[int], None] | None = None,
+    save_games: str | os.PathLike | None = None,
 ) -> TournamentResult:
     """Play a duplicate-deal tournament (module docstring) and compute its statistics.
 
@@ -459,6 +484,8 @@ def run_tournament(
         command: the command line to print at the top of summary.md.
         on_chunk: called with the chunk index after each chunk is stored (tests use it
             to interrupt a run).
+        save_games: append every game played by this call to this JSON-lines file
+            (:mod:`training.replay`; ``cardrl replay FILE`` tells or checks them).
     """
     from tqdm import tqdm
 
@@ -479,8 +506,14 @@ def run_tournament(
     )
     played = sum(len(spec.chunk_deals(c)) for c in missing)
     try:
-        for chunk, frame in _run_chunks(spec, missing, workers, backend):
+        for chunk, frame, records in _run_chunks(
+            spec, missing, workers, backend, save_games is not None
+        ):
             done[chunk] = frame
+            if save_games is not None:
+                from training.replay import write_games
+
+                write_games(save_games, records, append=True)
             if out is not None:
                 _append_games(out / _GAMES_FILE, frame)
             bar.update(len(spec.chunk_deals(chunk)))

@@ -92,6 +92,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="output directory (default results/tournament_<game>_<seed>); rerun the same "
         "command to resume an interrupted run",
     )
+    parser.add_argument(
+        "--save-games",
+        metavar="FILE",
+        help="append every game played to FILE as JSON lines (see cardrl replay)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -161,6 +166,7 @@ def run(args: argparse.Namespace) -> int:
             backend=args.backend,
             progress=not args.no_progress,
             command=command,
+            save_games=args.save_games,
             **arguments,
         )
     except (TournamentMismatch, ValueError, FileNotFoundError) as error:
