@@ -27,6 +27,13 @@ OVER    the episode has ended (no actions)
 Every transition is vectorised over the games of the batch in that phase (index arrays
 and ``np.where``); there is no per-game Python loop on the step/observe/mask path.
 
+Card sets (hands, cards played, cards shown) are ``uint64`` bit sets, bit ``c`` for card
+index ``c``: playing a card is one ``&=``, "must follow suit" is one ``&`` with a
+precomputed suit set, and the observation unpacks them in one call. The tables that turn
+rules into lookups (suit sets to follow, trick strengths) are built once below; the
+observation encoder is :mod:`.observation`. ``_hands``, ``_played`` and ``_shown`` are
+read-only bool views of the bit sets, for tests, rendering and debugging.
+
 Chips: every bidding player stakes ``ante`` (C2); the declarer adds ``ante`` (``multiple``)
 or ``raise_increment`` (``add``) per shown card (D2). At the end of a deal the pot is split
 among the hitters (S4) or carried over. When the episode ends (a ``deal`` episode is a
@@ -39,9 +46,16 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import CARD_NAMES, JOKER, NUM_CARDS, RANK_OF, SUIT_OF, names, parse_card
-from envs.core import BatchEngine, ObservationLayout, hashed_uniform, random_keys, shuffled
+from envs.core import BatchEngine, hashed_uniform, random_keys, shuffled
 
-from .config import VARIANTS, AbracadabraConfig
+from .config import AbracadabraConfig
+from .observation import (  # noqa: F401  (LAYOUT and MAX_SLOTS are re-exported)
+    LAYOUT,
+    MAX_SLOTS,
+    ObservationEncoder,
+    slot_tables,
+    unpack_cards,
+)
 
 # -- actions ------------------------------------------------------------------------------
 MAX_BID = 13
@@ -66,8 +80,6 @@ assert len(ACTION_NAMES) == NUM_ACTIONS
 BID, SHOW, CALL_PHASE, PLAY, OVER = 0, 1, 2, 3, 4
 PHASE_NAMES = ("bid", "show", "call", "play", "over")
 
-MAX_SLOTS = 4  # player / hand slots in the observation, whatever the variant
-
 # -- card tables --------------------------------------------------------------------------
 #: A3 bid-rank value of every card: A = 1, 2..10 face value, J = 11, Q = 12, K = 13;
 #: -1 for the joker (it has none).
@@ -77,56 +89,29 @@ BID_VALUE[JOKER] = -1
 #: the joker belongs to the trump suit (B3).
 EFFECTIVE_SUIT = np.tile(SUIT_OF, (5, 1)).astype(np.int8)
 EFFECTIVE_SUIT[:, JOKER] = np.arange(-1, 4)
-_RANK = RANK_OF.astype(np.int16)
+#: the bit of every card in a uint64 card set
+CARD_BIT = np.left_shift(np.uint64(1), np.arange(NUM_CARDS, dtype=np.uint64))
+#: E2 follow-suit sets: FOLLOW_BITS[trump + 1, led card + 1] = the cards of the led card's
+#: effective suit; the first column (led card -1: leading the trick) is empty, no constraint
+FOLLOW_BITS = np.zeros((5, NUM_CARDS + 1), np.uint64)
+#: E3 strength of every card in a trick: TRICK_STRENGTH[trump + 1, led card, card] is 100
+#: for the joker, 50 + rank for a trump, 20 + rank for the suit led, else 0 (the highest
+#: wins; the cards of a trick are distinct, so there are no ties)
+TRICK_STRENGTH = np.zeros((5, NUM_CARDS, NUM_CARDS), np.int8)
+for _row in range(5):
+    _suit, _trump = EFFECTIVE_SUIT[_row], _row - 1
+    for _led in range(NUM_CARDS):
+        _same = _suit == _suit[_led]
+        FOLLOW_BITS[_row, _led + 1] = CARD_BIT[_same].sum()  # distinct bits: sum == union
+        TRICK_STRENGTH[_row, _led] = np.where(
+            np.arange(NUM_CARDS) == JOKER, 100,
+            np.where((_suit == _trump) & (_trump >= 0), 50 + RANK_OF,
+                     np.where(_same, 20 + RANK_OF, 0)))
+# The hot paths index these tables, and the [B, H] / [B, P] state arrays, with flat indices
+# (``table.reshape(-1).take(row * width + column)``): numpy's indexing with two or three
+# index arrays costs several times more than one flat gather.
 
 _DEALER_COUNTER = np.uint64(2**63 + 12345)  # hash counter of the first-dealer draw (B1)
-
-
-def _build_layout() -> ObservationLayout:
-    """The observation segments (names are an interface: agents read them by name)."""
-    return ObservationLayout(
-        [
-            ("variant", 4, "one-hot variant: four, three, two_dummy, two"),
-            ("hand", 53, "own hand, by card index"),
-            ("dummy_hand", 53, "the dummy's face-up hand (two_dummy), else zeros"),
-            ("shown", 53, "cards the declarer has shown and still holds (D1)"),
-            ("leftover", 53, "one-hot turned-up leftover card (B2), zeros if none"),
-            ("trump_suit", 5, "one-hot trump suit: C, D, H, S, none"),
-            ("phase", 4, "one-hot phase: bid, show, call, play (zeros when over)"),
-            ("dealer", 4, "one-hot dealer, relative player slot"),
-            ("bids", 4 * 14, "per relative player slot: one-hot bid 0..13 (zeros: no bid)"),
-            ("declarer", 4, "one-hot declarer, relative player slot"),
-            ("target", 14, "one-hot target T (zeros during bidding)"),
-            ("shown_count", 1, "cards shown by the declarer / cards_each"),
-            ("played", 4 * 53, "per relative hand slot: cards played this deal"),
-            ("trick", 4 * 53, "per relative hand slot: its card in the current trick"),
-            ("trick_leader", 4, "one-hot relative hand slot leading the current trick"),
-            ("acting_hand", 4, "one-hot relative hand slot the decision is for"),
-            ("tricks_won", 4, "per relative hand slot: tricks taken / cards_each"),
-            ("tricks_played", 1, "tricks completed / cards_each"),
-            ("called", 4, "per relative player slot: said Abracadabra (F1)"),
-            ("scores", 4, "per relative player slot: match totals / target_points"),
-            ("pot", 1, "chips in the pot / (10 * ante)"),
-            ("deal_number", 1, "deals finished / max deals (match mode), else 0"),
-            ("dummy_control", 4, "one-hot relative player slot playing the dummy (E4)"),
-        ]
-    )
-
-
-LAYOUT = _build_layout()
-assert LAYOUT.size == 755, "the observation layout changed: bump the env version"
-
-
-def _slot_tables(num_players: int, num_hands: int) -> tuple[np.ndarray, np.ndarray]:
-    """hand_at_slot [P, H]: which hand the observer ``o`` sees at relative slot ``s``;
-    slot_of_hand [P, H]: the inverse. Players are rotated (observer = slot 0); the dummy
-    keeps the slot after the players."""
-    hand_at_slot = np.zeros((num_players, num_hands), np.int64)
-    for o in range(num_players):
-        for s in range(num_hands):
-            hand_at_slot[o, s] = (o + s) % num_players if s < num_players else s
-    slot_of_hand = np.argsort(hand_at_slot, axis=1)
-    return hand_at_slot, slot_of_hand
 
 
 class AbracadabraEngine(BatchEngine):
@@ -156,14 +141,14 @@ class AbracadabraEngine(BatchEngine):
         self.observation_bounds = (0.0, 1.0e6)
         self.deck = config.deck
         self.has_dummy = config.spec.has_dummy
-        self._variant_index = VARIANTS.index(config.variant)
         self._bonus = np.array((0, *config.bonus), np.int32)  # S1 by hitter count
         self._raise = config.ante if config.raise_mode == "multiple" else config.raise_increment
         self._auto_call = config.call_mode == "auto"
         self._deals_limit = config.deals_limit
-        self._hand_at_slot, self._slot_of_hand = _slot_tables(P, H)
+        self._hand_at_slot, self._slot_of_hand = slot_tables(P, H)
+        self._next_hand = ((np.arange(H) + 1) % H).astype(np.int8)  # E1: clockwise
         self._rows = np.arange(B)
-        self._columns = {seg.name: seg.start for seg in LAYOUT}
+        self._row_h = self._rows * H  # flat offset of each game's row in a [B, H] array
         self._rng = np.random.default_rng()
         self._mask_cache: np.ndarray | None = None
 
@@ -172,7 +157,7 @@ class AbracadabraEngine(BatchEngine):
         self._deal_index = np.zeros(B, np.int64)  # k of the current deal (shuffle counter)
         self._deals_done = np.zeros(B, np.int32)  # deals finished this episode
         self._dealer = np.zeros(B, np.int8)  # seat dealing this deal (B1)
-        self._hands = np.zeros((B, H, NUM_CARDS), bool)  # cards held, per hand
+        self._hand_bits = np.zeros((B, H), np.uint64)  # cards held, per hand (bit set)
         self._leftover = np.full(B, -1, np.int8)  # turned-up card (B2), -1 if none
         self._trump = np.full(B, -1, np.int8)  # trump suit 0..3, -1 for no trump (B2)
         self._phase = np.full(B, OVER, np.int8)  # BID/SHOW/CALL_PHASE/PLAY/OVER
@@ -180,10 +165,10 @@ class AbracadabraEngine(BatchEngine):
         self._num_bids = np.zeros(B, np.int8)  # bids made so far
         self._declarer = np.full(B, -1, np.int8)  # seat of the declarer (C3), -1 in BID
         self._target = np.full(B, -1, np.int8)  # target T (C3), -1 in BID
-        self._shown = np.zeros((B, NUM_CARDS), bool)  # shown and still held (D1)
+        self._shown_bits = np.zeros(B, np.uint64)  # shown and still held (D1), bit set
         self._num_shown = np.zeros(B, np.int8)  # cards shown this deal (D2)
         self._stakes = np.zeros((B, P), np.int32)  # chips staked this deal (C2, D2)
-        self._played = np.zeros((B, H, NUM_CARDS), bool)  # cards played this deal, by hand
+        self._played_bits = np.zeros((B, H), np.uint64)  # played this deal, by hand (bits)
         self._trick = np.full((B, H), -1, np.int8)  # current trick: card per hand, -1
         self._trick_size = np.zeros(B, np.int8)  # cards in the current trick
         self._leader = np.full(B, -1, np.int8)  # hand leading the current trick
@@ -213,6 +198,23 @@ class AbracadabraEngine(BatchEngine):
         self._last_final_share = np.zeros((B, P), np.float64)  # M2 share at episode end
         self._last_carry = np.zeros(B, np.int64)  # pot carried over after S4
         self._last_deal = np.zeros(B, np.int32)  # index of that deal in the episode
+        self._encoder = ObservationEncoder(self)  # per-variant column tables
+
+    # -- bool views of the card bit sets (read-only copies: tests, render, debugging) ----
+    @property
+    def _hands(self) -> np.ndarray:
+        """bool [B, H, 53]: the cards each hand holds."""
+        return _read_only(unpack_cards(self._hand_bits))
+
+    @property
+    def _played(self) -> np.ndarray:
+        """bool [B, H, 53]: the cards each hand has played this deal."""
+        return _read_only(unpack_cards(self._played_bits))
+
+    @property
+    def _shown(self) -> np.ndarray:
+        """bool [B, 53]: the cards the declarer has shown and still holds (D1)."""
+        return _read_only(unpack_cards(self._shown_bits))
 
     # ===================================================================================
     # reset and dealing
@@ -254,19 +256,27 @@ class AbracadabraEngine(BatchEngine):
         self.game_over[g] = False
         self.deal_over[g] = False
         self._has_result[g] = False
-        u = hashed_uniform(self._key[g], np.full(len(g), _DEALER_COUNTER), 1)[:, 0]
-        self._dealer[g] = np.minimum((u * self.num_players).astype(np.int64),
+        # One hash call for both draws: row 0 is the first dealer's (lane 0 of the dealer
+        # counter, B1), row 1 shuffles deal 0 (exactly what shuffled() would draw, B2)
+        n = len(g)
+        counters = np.concatenate([np.full(n, _DEALER_COUNTER), np.zeros(n, np.uint64)])
+        u = hashed_uniform(np.concatenate([keys, keys]), counters, len(self.deck))
+        self._dealer[g] = np.minimum((u[:n, 0] * self.num_players).astype(np.int64),
                                      self.num_players - 1)  # B1: drawn at random
-        self._deal(g)
+        self._deal(g, u[n:])
         self._mask_cache = None
 
-    def _deal(self, g: np.ndarray) -> None:
-        """Shuffle and deal the current deal of games ``g`` (B2) and open the bidding."""
+    def _deal(self, g: np.ndarray, uniforms: np.ndarray | None = None) -> None:
+        """Shuffle and deal the current deal of games ``g`` (B2) and open the bidding.
+        ``uniforms``: the hash draws of this deal, if the caller has them already (they
+        give the same cards as :func:`~envs.core.shuffled`)."""
         n, H, E = len(g), self.num_hands, self.cards_each
-        cards = shuffled(self._key[g], self._deal_index[g], self.deck)  # [n, D]
-        self._hands[g] = False
-        hand_of = np.repeat(np.arange(H), E)
-        self._hands[g[:, None], hand_of[None, :], cards[:, : H * E]] = True
+        if uniforms is None:
+            cards = shuffled(self._key[g], self._deal_index[g], self.deck)  # [n, D]
+        else:
+            cards = self.deck[np.argsort(uniforms, axis=1, kind="stable")]
+        dealt = cards[:, : H * E].reshape(n, H, E)  # hand h gets the h-th E cards
+        self._hand_bits[g] = CARD_BIT[dealt].sum(axis=2)  # distinct bits: sum == union
         if len(self.deck) > H * E:
             self._set_leftover(g, cards[:, H * E])
         else:
@@ -288,10 +298,10 @@ class AbracadabraEngine(BatchEngine):
         self._num_bids[g] = 0
         self._declarer[g] = -1
         self._target[g] = -1
-        self._shown[g] = False
+        self._shown_bits[g] = 0
         self._num_shown[g] = 0
         self._stakes[g] = 0
-        self._played[g] = False
+        self._played_bits[g] = 0
         self._trick[g] = -1
         self._trick_size[g] = 0
         self._leader[g] = -1
@@ -360,9 +370,7 @@ class AbracadabraEngine(BatchEngine):
         self._mask_cache = None
 
     def _lay_out(self, game: int, parsed: list[list[int]], leftover: int) -> None:
-        self._hands[game] = False
-        for h, row in enumerate(parsed):
-            self._hands[game, h, row] = True
+        self._hand_bits[game] = [CARD_BIT[row].sum() for row in parsed]
         self._set_leftover(np.array([game]), np.array([leftover]))
 
     def _parse_deal(self, hands: list[list[str]], leftover: str | None) -> tuple[list, int]:
@@ -417,19 +425,25 @@ class AbracadabraEngine(BatchEngine):
     # ===================================================================================
     def legal_action_mask(self) -> np.ndarray:
         """bool [B, 123]: the legal actions of each game's player to act."""
+        return self._legal_mask().copy()
+
+    def _legal_mask(self) -> np.ndarray:
+        """The mask of the current state, computed once per state (do not modify it)."""
         if self._mask_cache is None:
             mask = np.zeros((self.batch_size, NUM_ACTIONS), bool)
+            counts = np.bincount(self._phase, minlength=OVER + 1)
+            # most steps are card plays: that one is computed for the whole batch at once
+            if counts[PLAY]:
+                self._legal_play(mask)
             for phase, fill in (
                 (BID, self._legal_bid),
                 (SHOW, self._legal_show),
                 (CALL_PHASE, self._legal_call),
-                (PLAY, self._legal_play),
             ):
-                g = np.flatnonzero(self._phase == phase)
-                if len(g):
-                    fill(g, mask)
+                if counts[phase]:
+                    fill(np.flatnonzero(self._phase == phase), mask)
             self._mask_cache = mask
-        return self._mask_cache.copy()
+        return self._mask_cache
 
     def _legal_bid(self, g: np.ndarray, mask: np.ndarray) -> None:
         """C1: any number of tricks 0..cards_each."""
@@ -437,8 +451,8 @@ class AbracadabraEngine(BatchEngine):
 
     def _legal_show(self, g: np.ndarray, mask: np.ndarray) -> None:
         """D1: show any held card not yet shown, or stop."""
-        held = self._hands[g, self._declarer[g]]
-        mask[g, SHOW_OFFSET : SHOW_OFFSET + NUM_CARDS] = held & ~self._shown[g]
+        held = self._hand_bits[g, self._declarer[g]] & ~self._shown_bits[g]
+        mask[g, SHOW_OFFSET : SHOW_OFFSET + NUM_CARDS] = unpack_cards(held)
         mask[g, STOP] = True
 
     def _legal_call(self, g: np.ndarray, mask: np.ndarray) -> None:
@@ -446,19 +460,17 @@ class AbracadabraEngine(BatchEngine):
         mask[g, CALL] = True
         mask[g, NO_CALL] = True
 
-    def _legal_play(self, g: np.ndarray, mask: np.ndarray) -> None:
-        """E2: follow the suit led if able (the joker is a trump, B3); else any card."""
-        hand = self._hands[g, self._to_play[g]]  # [n, 53]
-        mask[g, PLAY_OFFSET : PLAY_OFFSET + NUM_CARDS] = self._playable(g, hand)
-
-    def _playable(self, g: np.ndarray, hand: np.ndarray) -> np.ndarray:
-        trump_row = self._trump[g].astype(np.int64) + 1
-        led_card = self._trick[g, self._leader[g]]
-        led_suit = EFFECTIVE_SUIT[trump_row, led_card]  # led_card -1 only when leading
-        leading = self._trick_size[g] == 0
-        follow = hand & (EFFECTIVE_SUIT[trump_row] == led_suit[:, None]) & ~leading[:, None]
-        must = follow.any(axis=1)
-        return np.where(must[:, None], follow, hand)
+    def _legal_play(self, mask: np.ndarray) -> None:
+        """E2: follow the suit led if able (the joker is a trump, B3); else any card.
+        Computed for every game (the ones not in PLAY get an empty set)."""
+        row_h = self._row_h
+        hand = self._hand_bits.reshape(-1).take(row_h + self._to_play)  # junk if not PLAY
+        led_card = self._trick.reshape(-1).take(row_h + self._leader)  # -1: leading
+        suit_row = (self._trump.astype(np.intp) + 1) * (NUM_CARDS + 1)
+        follow = hand & FOLLOW_BITS.reshape(-1).take(suit_row + led_card + 1)
+        legal = np.where(follow != 0, follow, hand)
+        legal[self._phase != PLAY] = 0
+        mask[:, PLAY_OFFSET : PLAY_OFFSET + NUM_CARDS] = unpack_cards(legal)
 
     # ===================================================================================
     # transitions, one small function per phase
@@ -473,24 +485,26 @@ class AbracadabraEngine(BatchEngine):
         actions = actions.reshape(B)
         if not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
-        actions = actions.astype(np.int64)
+        actions = actions.astype(np.int64, copy=False)
         act = ~self.game_over
         if active is not None:
-            act = act & np.asarray(active, dtype=bool).reshape(B)
+            act &= np.asarray(active, dtype=bool).reshape(B)
         self._check_legal(actions, act)
 
         rewards = np.zeros((B, self.num_players), np.float32)
-        self.deal_over[:] = False
+        self.deal_over.fill(False)
         finished = np.zeros(B, bool)
-        phase = self._phase.copy()  # each game makes exactly one transition
+        # each game makes exactly one transition, chosen by its phase before the step
+        phase = np.where(act, self._phase, OVER)
+        counts = np.bincount(phase, minlength=OVER + 1)
         for ph, apply in (
             (BID, self._step_bid),
             (SHOW, self._step_show),
             (CALL_PHASE, self._step_call),
             (PLAY, self._step_play),
         ):
-            g = np.flatnonzero(act & (phase == ph))
-            if len(g):
+            if counts[ph]:
+                g = np.flatnonzero(phase == ph)
                 apply(g, actions[g], finished)
         if finished.any():
             self._finish_deal(np.flatnonzero(finished), rewards)
@@ -500,12 +514,12 @@ class AbracadabraEngine(BatchEngine):
     def _check_legal(self, actions: np.ndarray, act: np.ndarray) -> None:
         if not act.any():
             return
-        mask = self.legal_action_mask()
-        in_range = (actions >= 0) & (actions < NUM_ACTIONS)
-        legal = in_range & mask[self._rows, np.clip(actions, 0, NUM_ACTIONS - 1)]
-        bad = np.flatnonzero(act & ~legal)
-        if len(bad):
-            b = int(bad[0])
+        clipped = np.clip(actions, 0, NUM_ACTIONS - 1)
+        legal = self._legal_mask().reshape(-1).take(self._rows * NUM_ACTIONS + clipped)
+        legal &= clipped == actions  # in range
+        bad = act > legal  # acting, and not legal
+        if bad.any():
+            b = int(np.argmax(bad))
             a = int(actions[b])
             name = repr(ACTION_NAMES[a]) if 0 <= a < NUM_ACTIONS else f"{a} (out of range)"
             where = f" in game {b}" if self.batch_size > 1 else ""
@@ -517,8 +531,9 @@ class AbracadabraEngine(BatchEngine):
         """C1–C3: record the bid and its stake; after the last bid, name the declarer."""
         P = self.num_players
         seat = self.current_player[g].astype(np.int64)
-        self._bids[g, seat] = a - BID_OFFSET
-        self._stakes[g, seat] += self.config.ante  # C2
+        at = g * P + seat  # flat index of the bidder's [B, P] entries
+        self._bids.reshape(-1)[at] = a - BID_OFFSET
+        self._stakes.reshape(-1)[at] += self.config.ante  # C2
         self.pot[g] += self.config.ante
         self._num_bids[g] += 1
         self.current_player[g] = (seat + 1) % P
@@ -539,7 +554,7 @@ class AbracadabraEngine(BatchEngine):
         stop = a == STOP
         s = g[~stop]
         if len(s):
-            self._shown[s, a[~stop] - SHOW_OFFSET] = True
+            self._shown_bits[s] |= CARD_BIT[a[~stop] - SHOW_OFFSET]
             self._num_shown[s] += 1
             self._stakes[s, self._declarer[s]] += self._raise  # D2
             self.pot[s] += self._raise
@@ -591,44 +606,39 @@ class AbracadabraEngine(BatchEngine):
 
     def _step_play(self, g: np.ndarray, a: np.ndarray, finished: np.ndarray) -> None:
         """E1–E4: play the card; when the trick is complete, give it to its winner."""
-        H = self.num_hands
         card = a - PLAY_OFFSET
-        hand = self._to_play[g].astype(np.int64)
-        self._hands[g, hand, card] = False
-        self._shown[g, card] = False  # a shown card stays face up only until played (D1)
-        self._played[g, hand, card] = True
-        self._trick[g, hand] = card
-        self._trick_size[g] += 1
-        complete = self._trick_size[g] == H
-        on = g[~complete]
-        nxt = (hand[~complete] + 1) % H  # E1: clockwise
-        self._to_play[on] = nxt
-        self.current_player[on] = self._controller(on, nxt)
+        bit = CARD_BIT[card]
+        hand = self._to_play[g]
+        at = g * self.num_hands + hand  # flat index of the hand's [B, H] entries
+        self._hand_bits.reshape(-1)[at] &= ~bit
+        self._played_bits.reshape(-1)[at] |= bit
+        self._shown_bits[g] &= ~bit  # a shown card stays face up only until played (D1)
+        self._trick.reshape(-1)[at] = card
+        size = self._trick_size[g] + 1
+        self._trick_size[g] = size
+        nxt = self._next_hand[hand]  # E1: clockwise (a complete trick: see _end_trick)
+        self._to_play[g] = nxt
+        self.current_player[g] = self._controller(g, nxt)
+        complete = size == self.num_hands
         if complete.any():
             self._end_trick(g[complete], finished)
 
     def _end_trick(self, g: np.ndarray, finished: np.ndarray) -> None:
         """E3: the joker, else the highest trump, else the highest card of the suit led
         wins; the winner leads next. F1: a player reaching T tricks may call."""
-        n, P = len(g), self.num_players
-        trick = self._trick[g].astype(np.int64)  # [n, H], all cards present
-        trump = self._trump[g].astype(np.int64)
-        suit = EFFECTIVE_SUIT[trump[:, None] + 1, trick]
-        led = suit[np.arange(n), self._leader[g]]
-        rank = _RANK[trick]
-        strength = np.where(
-            trick == JOKER,
-            100,
-            np.where(
-                (suit == trump[:, None]) & (trump[:, None] >= 0),
-                50 + rank,
-                np.where(suit == led[:, None], 20 + rank, 0),
-            ),
-        )
-        winner = np.argmax(strength, axis=1)
-        self._tricks_won[g, winner] += 1
-        self._tricks_done[g] += 1
-        self._rank_cards[g, winner] += (BID_VALUE[trick] == self._target[g, None]).sum(axis=1)
+        P, H = self.num_players, self.num_hands
+        trick = self._trick[g]  # [n, H], all cards present
+        led = self._trick.reshape(-1)[g * H + self._leader[g]]
+        row = (self._trump[g].astype(np.intp) + 1) * NUM_CARDS + led  # TRICK_STRENGTH row
+        strength = TRICK_STRENGTH.reshape(-1).take(row[:, None] * NUM_CARDS + trick)
+        winner = strength.argmax(axis=1)
+        at = g * H + winner  # flat index of the winner's [B, H] entries
+        won = self._tricks_won.reshape(-1)[at] + 1
+        self._tricks_won.reshape(-1)[at] = won
+        done = self._tricks_done[g] + 1
+        self._tricks_done[g] = done
+        target = self._target[g]
+        self._rank_cards.reshape(-1)[at] += (BID_VALUE[trick] == target[:, None]).sum(axis=1)
         if self.has_dummy:
             # E4: the winner (a player) controls the dummy; when the dummy leads, the seat
             # that did not control it in the trick just played does
@@ -640,11 +650,8 @@ class AbracadabraEngine(BatchEngine):
         self._to_play[g] = winner
         self.current_player[g] = self._controller(g, winner)
         # F1: the T-th trick (T >= 1 here, since the winner has taken one)
-        is_player = winner < P
-        reached = is_player & (
-            self._tricks_won[g, winner] == self._target[g]
-        )
-        last = self._tricks_done[g] == self.cards_each
+        reached = (winner < P) & (won == target)
+        last = done == self.cards_each
         if self._auto_call:
             r = reached.nonzero()[0]
             self._called[g[r], winner[r]] = True
@@ -658,43 +665,45 @@ class AbracadabraEngine(BatchEngine):
     def _finish_deal(self, g: np.ndarray, rewards: np.ndarray) -> None:
         """S1–S4 scoring; M1–M3 match end; otherwise the next deal (dealer passes left)."""
         P = self.num_players
-        won = self._tricks_won[g, :P].astype(np.int64)
-        hit = self._called[g] & (won == self._target[g, None])  # F2
+        tricks, called, target = self._tricks_won[g], self._called[g], self._target[g]
+        stakes = self._stakes[g]
+        won = tricks[:, :P].astype(np.int64)
+        hit = called & (won == target[:, None])  # F2
         h = hit.sum(axis=1)
         points = hit * self._bonus[h][:, None] + won + 2 * self._rank_cards[g, :P]  # S1–S3
         pot = self.pot[g]
         share = np.where(hit, (pot / np.maximum(h, 1))[:, None], 0.0)  # S4
         carry = np.where(h > 0, 0, pot)
-        self.pot[g] = carry
-        self.totals[g] += points
-        self._deals_done[g] += 1
+        totals = self.totals[g] + points
+        self.totals[g] = totals
+        deals_done = self._deals_done[g] + 1
+        self._deals_done[g] = deals_done
         self.deal_over[g] = True
         # the episode ends after target_points (M1) or the deal limit (M3)
-        over = (self.totals[g].max(axis=1) >= self.config.target_points) | (
-            self._deals_done[g] >= self._deals_limit
-        )
+        best = totals.max(axis=1)
         if self.config.episode == "deal":
-            over[:] = True
-        top = self.totals[g] == self.totals[g].max(axis=1, keepdims=True)
-        winners = top & over[:, None]
+            over = np.ones(len(g), bool)
+        else:
+            over = (best >= self.config.target_points) | (deals_done >= self._deals_limit)
+        winners = (totals == best[:, None]) & over[:, None]
         w = winners.sum(axis=1)
-        final = np.where(winners, (self.pot[g] / np.maximum(w, 1))[:, None], 0.0)  # M2
-        self.pot[g] = np.where(over, 0, self.pot[g])
-        chips = share + final - self._stakes[g]
+        final = np.where(winners, (carry / np.maximum(w, 1))[:, None], 0.0)  # M2
+        self.pot[g] = np.where(over, 0, carry)
+        chips = share + final - stakes
         # the result of this deal
         self._has_result[g] = True
         self.last_points[g] = points
         self.last_chips[g] = chips
         self._last_declarer[g] = self._declarer[g]
-        self._last_target[g] = self._target[g]
-        self._last_tricks[g] = self._tricks_won[g]
+        self._last_target[g] = target
+        self._last_tricks[g] = tricks
         self._last_hitters[g] = hit
-        self._last_called[g] = self._called[g]
-        self._last_stakes[g] = self._stakes[g]
+        self._last_called[g] = called
+        self._last_stakes[g] = stakes
         self._last_share[g] = share
         self._last_final_share[g] = final
         self._last_carry[g] = carry
-        self._last_deal[g] = self._deals_done[g] - 1
+        self._last_deal[g] = deals_done - 1
         self.winners[g] = winners
         # rewards, for every seat at once
         kind = self.config.reward
@@ -726,74 +735,16 @@ class AbracadabraEngine(BatchEngine):
     def observe(self, seats: np.ndarray | None = None) -> np.ndarray:
         """float32 [B, layout.size] from each game's ``seats`` (default: the seat to act,
         seat 0 once over), seat-relative: the observer is player slot 0. Only what that
-        seat may know: own hand, the dummy's face-up hand, shown cards, public history."""
-        B, P, H, E = self.batch_size, self.num_players, self.num_hands, self.cards_each
-        L = self.layout
-        rows = self._rows
+        seat may know: own hand, the dummy's face-up hand, shown cards, public history.
+        Built by :class:`~.observation.ObservationEncoder`."""
         if seats is None:
-            seats = np.where(self.current_player >= 0, self.current_player, 0)
-        seats = np.asarray(seats).astype(np.int64).reshape(-1)
-        if seats.shape != (B,) or (seats < 0).any() or (seats >= P).any():
-            raise ValueError(f"seats must be {B} seat numbers in 0..{P - 1}, got {seats}")
-        size = L.size
-        col = self._columns
-        out = np.zeros((B, size), np.float32)
-        hand_at = self._hand_at_slot[seats]  # [B, H] hand seen at each relative slot
-        player_at = hand_at[:, :P]  # [B, P] seat at each relative player slot
-        slot_of = self._slot_of_hand[seats]  # [B, H] relative slot of each hand
-        live = self._phase < OVER
-        playing = self._phase == PLAY
-        # one-hot entries are gathered as flat indices and written at once
-        base = rows * size
-        hot = []
-
-        def one_hot(name: str, offset: np.ndarray, valid: np.ndarray | None = None) -> None:
-            idx = base + col[name] + offset.astype(np.int64)
-            hot.append(idx if valid is None else idx[valid])
-
-        def rel(seat: np.ndarray) -> np.ndarray:  # relative player slot of a seat
-            return (seat.astype(np.int64) - seats) % P
-
-        one_hot("variant", np.full(B, self._variant_index))
-        one_hot("leftover", self._leftover, self._leftover >= 0)
-        one_hot("trump_suit", np.where(self._trump >= 0, self._trump, 4))
-        one_hot("phase", self._phase, live)
-        one_hot("dealer", rel(self._dealer))
-        bids = self._bids[rows[:, None], player_at]  # [B, P] by relative slot
-        hot.append((base[:, None] + col["bids"] + np.arange(P) * 14 + bids)[bids >= 0])
-        one_hot("declarer", rel(self._declarer), self._declarer >= 0)
-        one_hot("target", self._target, self._target >= 0)
-        trick = self._trick[rows[:, None], hand_at]  # [B, H] by relative slot
-        offs = base[:, None] + col["trick"] + np.arange(H) * NUM_CARDS + trick
-        hot.append(offs[trick >= 0])
-        leader = self._leader.astype(np.int64)
-        one_hot("trick_leader", slot_of[rows, np.maximum(leader, 0)], live & (leader >= 0))
-        acting = np.where(playing, slot_of[rows, np.maximum(self._to_play, 0)],
-                          rel(np.maximum(self.current_player, 0)))
-        one_hot("acting_hand", acting, live)
-        if self.has_dummy:
-            one_hot("dummy_control", rel(np.maximum(self._dummy_ctrl, 0)),
-                    live & (self._dummy_ctrl >= 0))
-        out.reshape(-1)[np.concatenate(hot)] = 1.0
-        # dense segments
-        out[:, L["hand"]] = self._hands[rows, seats]
-        if self.has_dummy:
-            out[:, L["dummy_hand"]] = self._hands[:, P]
-        out[:, L["shown"]] = self._shown
-        out[:, col["shown_count"]] = self._num_shown / E
-        played = self._played[rows[:, None], hand_at]  # [B, H, 53] by relative slot
-        out[:, col["played"] : col["played"] + H * NUM_CARDS] = played.reshape(B, -1)
-        won = self._tricks_won[rows[:, None], hand_at]
-        out[:, col["tricks_won"] : col["tricks_won"] + H] = won / E
-        out[:, col["tricks_played"]] = self._tricks_done / E
-        out[:, col["called"] : col["called"] + P] = self._called[rows[:, None], player_at]
-        out[:, col["scores"] : col["scores"] + P] = (
-            self.totals[rows[:, None], player_at] / self.config.target_points
-        )
-        out[:, col["pot"]] = self.pot / (10.0 * self.config.ante)
-        if self.config.episode == "match":
-            out[:, col["deal_number"]] = self._deals_done / self._deals_limit
-        return out
+            seats = np.maximum(self.current_player, 0).astype(np.intp)
+        else:
+            B, P = self.batch_size, self.num_players
+            seats = np.asarray(seats).astype(np.int64).reshape(-1)
+            if seats.shape != (B,) or (seats < 0).any() or (seats >= P).any():
+                raise ValueError(f"seats must be {B} seat numbers in 0..{P - 1}, got {seats}")
+        return self._encoder.encode(self, seats)
 
     # ===================================================================================
     # results and inspection
@@ -828,8 +779,16 @@ class AbracadabraEngine(BatchEngine):
 
     def hand_cards(self, game: int, hand: int) -> list[int]:
         """Card indices held by ``hand`` (seat, or the dummy's index) in ``game``."""
-        return np.flatnonzero(self._hands[game, hand]).tolist()
+        return np.flatnonzero(unpack_cards(self._hand_bits[game, hand])).tolist()
 
     def snapshot(self) -> dict[str, np.ndarray]:
-        """Copies of every state array (for tests and debugging)."""
-        return {k: v.copy() for k, v in vars(self).items() if isinstance(v, np.ndarray)}
+        """Copies of every state array, and the bool views of the card sets (for tests
+        and debugging)."""
+        state = {k: v.copy() for k, v in vars(self).items() if isinstance(v, np.ndarray)}
+        state.update(_hands=self._hands, _played=self._played, _shown=self._shown)
+        return state
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
