@@ -42,9 +42,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from envs.cards import CARD_NAMES, JOKER, NUM_CARDS, card_index, deck, parse_card
-from envs.core import BatchEngine, ObservationLayout, check_int, random_keys, shuffled
+from envs.core import (
+    BatchEngine,
+    ObservationLayout,
+    check_int,
+    hashed_uniform,
+    random_keys,
+)
 from envs.four_aces.config import FourAcesConfig
-from envs.four_aces.scoring import score_batch
+from envs.four_aces.scoring import score_presence
 
 # -- actions ---------------------------------------------------------------------------
 DISCARD_OFFSET = 0  #: discard:<card> is DISCARD_OFFSET + card index (joker: 52)
@@ -69,6 +75,12 @@ MIN_ROUND_POINTS = -8
 
 _IS_ACE = np.zeros(NUM_CARDS, dtype=bool)
 _IS_ACE[ACES] = True
+#: position of the ace of spades in FULL_DECK (the G2 draw)
+_AS_POSITION = int(np.flatnonzero(FULL_DECK == ACE_OF_SPADES)[0])
+#: observation value of a hand size or limit (int8 index, n / 5 as the layout says)
+_FIFTHS = (np.arange(128) / 5.0).astype(np.float32)
+_CARD_IDS = np.arange(NUM_CARDS, dtype=np.int8)
+_SLOT_IDS = np.arange(MAX_SLOTS)
 
 
 def build_layout() -> ObservationLayout:
@@ -93,6 +105,8 @@ def build_layout() -> ObservationLayout:
 
 
 LAYOUT = build_layout()
+#: (start, stop) of each observation segment, as plain ints for the hot path
+_SEGMENTS = {seg.name: (seg.start, seg.start + seg.size) for seg in LAYOUT}
 
 
 class FourAcesEngine(BatchEngine):
@@ -152,7 +166,31 @@ class FourAcesEngine(BatchEngine):
         self.winners = np.zeros((B, P), dtype=bool)  # match winners, once it is over
         self.match_over = np.zeros(B, dtype=bool)  # the match has ended (K4)
         self.has_result = np.zeros(B, dtype=bool)  # a round has finished in this episode
+
+        # -- index tables of the hot path ---------------------------------------------------
+        # a (game, seat) pair is the flat row ``game * P + seat`` of the per-seat arrays
+        self._first_row = np.arange(B, dtype=np.intp) * P  # flat row of each game's seat 0
+        #: absolute seat of relative slot r for observer seat s: _relative[s, r]
+        self._relative = (np.arange(P)[:, None] + np.arange(P)[None, :]) % P
         self.reset()
+
+    # flat views of the per-seat state, one row per (game, seat): made on use (a reshape
+    # costs well under a microsecond), so copies and pickles of an engine stay consistent
+    @property
+    def _hand_rows(self) -> np.ndarray:
+        return self.hand.reshape(-1, NUM_CARDS)
+
+    @property
+    def _table_rows(self) -> np.ndarray:
+        return self.table.reshape(-1, NUM_CARDS)
+
+    @property
+    def _hand_size_flat(self) -> np.ndarray:
+        return self.hand_size.reshape(-1)
+
+    @property
+    def _hand_limit_flat(self) -> np.ndarray:
+        return self.hand_limit.reshape(-1)
 
     # ==================================================================================
     # reset
@@ -265,8 +303,9 @@ class FourAcesEngine(BatchEngine):
     # ==================================================================================
     # round start: G2 dealer, G3 deal, G4 pre-fill, H1 first mover
     # ==================================================================================
-    def _choose_dealers(self, g: np.ndarray) -> np.ndarray:
-        """G2: players draw one card each in turn until the ace of spades shows."""
+    def _choose_dealers(self, g: np.ndarray, draw: np.ndarray) -> np.ndarray:
+        """G2: players draw one card each in turn until the ace of spades shows. ``draw``:
+        the numbers whose stable sort orders the draw (``shuffled(key, 2r, FULL_DECK)``)."""
         P = self.num_players
         first = self.rounds_played[g] == 0
         start = np.where(first, 0, (self.dealer[g].astype(np.int64) + 1) % P)
@@ -277,9 +316,12 @@ class FourAcesEngine(BatchEngine):
             dealers = np.zeros(len(g), dtype=np.int64)
             drawing = np.arange(len(g))
         if len(drawing):
-            gd = g[drawing]
-            draw = shuffled(self.keys[gd], 2 * self.rounds_played[gd].astype(np.int64), FULL_DECK)
-            position = np.argmax(draw == ACE_OF_SPADES, axis=1)
+            # the ace's place in the draw: how many numbers sort before its own (ties
+            # keep deck order), no full sort needed
+            u = draw[drawing]
+            ace = u[:, _AS_POSITION : _AS_POSITION + 1]
+            position = np.count_nonzero(u < ace, axis=1)
+            position += np.count_nonzero(u[:, :_AS_POSITION] == ace, axis=1)
             dealers[drawing] = (start[drawing] + position) % P
         return dealers
 
@@ -291,34 +333,53 @@ class FourAcesEngine(BatchEngine):
     ) -> None:
         """Deal a new round in games ``g`` (G2–G4, H1)."""
         P = self.num_players
-        if dealers is None:
-            dealers = self._choose_dealers(g)
-        if deck_rows is None:
-            counters = 2 * self.rounds_played[g].astype(np.int64) + 1
-            deck_rows = shuffled(self.keys[g], counters, FULL_DECK)
+        if deck_rows is None or dealers is None:
+            # round r: the dealer draw is shuffled(key, 2r, FULL_DECK) and the deal
+            # shuffled(key, 2r + 1, FULL_DECK) (envs.core); one call makes both's numbers
+            n = len(g)
+            counters = 2 * self.rounds_played[g].astype(np.int64)
+            u = hashed_uniform(
+                np.concatenate([self.keys[g], self.keys[g]]),
+                np.concatenate([counters, counters + 1]),
+                DECK_SIZE,
+            )
+            if dealers is None:
+                dealers = self._choose_dealers(g, u[:n])
+            if deck_rows is None:
+                deck_rows = FULL_DECK[np.argsort(u[n:], axis=1, kind="stable")]
         self.deck[g] = deck_rows
         self.dealer[g] = dealers
-        gg = np.repeat(g, P)
-        pp = np.tile(np.arange(P), len(g))
+        seat_rows = (self._first_row[g][:, None] + np.arange(P)).reshape(-1)  # [n * P]
         hands = deck_rows[:, : HAND_CARDS * P].reshape(len(g) * P, HAND_CARDS)
         tables = deck_rows[:, HAND_CARDS * P : (HAND_CARDS + TABLE_CARDS) * P]
         tables = tables.reshape(len(g) * P, TABLE_CARDS)
-        self.hand[g] = 0
-        self.table[g] = 0
-        for k in range(3):  # (game, seat) pairs are distinct within one k
-            self.hand[gg, pp, hands[:, k]] += 1
-            self.table[gg, pp, tables[:, k]] += 1
+        self._hand_rows[seat_rows] = 0
+        self._table_rows[seat_rows] = 0
+        for k in range(3):  # (seat row, card) pairs are distinct within one k
+            self._hand_rows[seat_rows, hands[:, k]] += 1
+            self._table_rows[seat_rows, tables[:, k]] += 1
         self.hand_size[g] = HAND_CARDS
         # G4/G7: a joker dealt into the hand raises L; one on the table scores nothing
-        self.hand_limit[g] = BASE_LIMIT + self.hand[g, :, JOKER]
+        jokers = self.hand[g, :, JOKER]  # [n, P]
+        self.hand_limit[g] = BASE_LIMIT + jokers
         self.stock_top[g] = (HAND_CARDS + TABLE_CARDS) * P
         self.discard[g] = -1
         self.discard_size[g] = 0
         self.discard_counts[g] = 0
         self._four_now[g] = -1
-        # G4: pre-fill in seat order from the player left of the dealer
-        for k in range(1, P + 1):
-            self._fill(g, (dealers + k) % P)
+        # G4: pre-fill in seat order from the player left of the dealer. Only seats dealt a
+        # joker in hand need cards, and there are two jokers: each pass gives one card to
+        # the first seat (in that order) still short of L, in every game that has one.
+        order = self._relative[(dealers + 1) % P]  # [n, P] seats from the dealer's left
+        needy = np.flatnonzero(jokers.any(axis=1))  # positions in g
+        while len(needy):
+            gn = g[needy]
+            rows = self._first_row[gn][:, None] + order[needy]
+            short = self._hand_size_flat[rows] < self._hand_limit_flat[rows]  # [n, P]
+            go = short.any(axis=1) & (self.stock_top[gn] < DECK_SIZE) & (self._four_now[gn] < 0)
+            needy, rows, short = needy[go], rows[go], short[go]
+            if len(needy):
+                self._draw(g[needy], rows[np.arange(len(needy)), np.argmax(short, axis=1)])
         self.current_player[g] = (dealers + 1) % P  # H1
 
     def _settle_start(self, g: np.ndarray) -> None:
@@ -331,32 +392,38 @@ class FourAcesEngine(BatchEngine):
     # ==================================================================================
     # turns: H2, G6, G7, H4
     # ==================================================================================
-    def _fill(self, g: np.ndarray, s: np.ndarray) -> None:
-        """G6/G7: seats ``s`` of games ``g`` draw from the stock until their hand holds L
-        cards or the stock is empty; a joker raises L at once (so he draws again). Four
-        aces in a hand (H4) stop the game at once (recorded in ``_four_now``)."""
-        g = np.asarray(g, dtype=np.intp)
-        s = np.asarray(s, dtype=np.intp)
-        while len(g):
-            need = (
-                (self.hand_size[g, s] < self.hand_limit[g, s])
-                & (self.stock_top[g] < DECK_SIZE)
-                & (self._four_now[g] < 0)
-            )
-            if not need.all():
-                g, s = g[need], s[need]
-                if not len(g):
-                    break
-            c = self.deck[g, self.stock_top[g]].astype(np.intp)
-            self.stock_top[g] += 1
-            self.hand[g, s, c] += 1
-            self.hand_size[g, s] += 1
-            self.hand_limit[g, s] += c == JOKER
-            ace = _IS_ACE[c]
-            if ace.any():
-                ga, sa = g[ace], s[ace]
-                four = (self.hand[ga[:, None], sa[:, None], ACES[None, :]] > 0).all(axis=1)
-                self._four_now[ga[four]] = sa[four]
+    def _draw(self, g: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The seats at flat rows ``rows`` (``game * P + seat``) of games ``g`` each take
+        the top card of their non-empty stock into the hand; a joker raises L (G7), four
+        aces (H4) are recorded in ``_four_now``. Returns bool [len(g)]: drew a joker."""
+        hand = self._hand_rows
+        c = self.deck[g, self.stock_top[g]].astype(np.intp)
+        self.stock_top[g] += 1
+        hand[rows, c] += 1
+        self._hand_size_flat[rows] += 1
+        joker = c == JOKER
+        if joker.any():
+            self._hand_limit_flat[rows[joker]] += 1
+        ace = _IS_ACE[c]
+        if ace.any():
+            ga, ra = g[ace], rows[ace]
+            four = (hand[ra[:, None], ACES] > 0).all(axis=1)
+            self._four_now[ga[four]] = ra[four] - self._first_row[ga[four]]
+        return joker
+
+    def _refill(self, g: np.ndarray, rows: np.ndarray) -> None:
+        """G6/G7 after a discard: the seats at flat rows ``rows`` of games ``g`` are one card
+        short of L and their stock is not empty (a round ends with the turn that empties
+        it, H3), so each takes one card; a joker raises L (G7), so its taker draws again
+        while the stock lasts and nobody has four aces (H4, ``_four_now``)."""
+        joker = self._draw(g, rows)
+        while joker.any():
+            g, rows = g[joker], rows[joker]
+            go_on = (self.stock_top[g] < DECK_SIZE) & (self._four_now[g] < 0)
+            g, rows = g[go_on], rows[go_on]
+            if not len(g):
+                break
+            joker = self._draw(g, rows)
 
     def _push_discard(self, g: np.ndarray, c: np.ndarray) -> None:
         self.discard[g, self.discard_size[g]] = c
@@ -366,24 +433,22 @@ class FourAcesEngine(BatchEngine):
     def legal_action_mask(self) -> np.ndarray:
         """bool [B, 54]: discard any card type in the hand; draw while the stock is not
         empty (always at a turn's start, H3); all False where the game is over."""
-        B = self.batch_size
-        seat = np.maximum(self.current_player, 0).astype(np.intp)
-        mask = np.empty((B, NUM_ACTIONS), dtype=bool)
-        np.greater(self.hand[np.arange(B), seat], 0, out=mask[:, :NUM_CARDS])
+        rows = self._first_row + np.maximum(self.current_player, 0)
+        mask = np.empty((self.batch_size, NUM_ACTIONS), dtype=bool)
+        np.greater(self._hand_rows.take(rows, axis=0), 0, out=mask[:, :NUM_CARDS])
         mask[:, DRAW] = self.stock_top < DECK_SIZE
-        mask &= ~self.game_over[:, None]
+        if self.game_over.any():
+            mask[self.game_over] = False
         return mask
 
-    def _check_actions(self, idx: np.ndarray, a: np.ndarray) -> None:
-        """Raise ``ValueError`` for the first illegal action among games ``idx``."""
+    def _check_actions(self, idx: np.ndarray, a: np.ndarray, rows: np.ndarray) -> None:
+        """Raise ``ValueError`` for the first illegal action among games ``idx`` (seats at
+        flat rows ``rows``)."""
         in_range = (a >= 0) & (a < NUM_ACTIONS)
-        seat = self.current_player[idx].astype(np.intp)
-        ok = np.zeros(len(idx), dtype=bool)
-        ac = np.clip(a, 0, NUM_ACTIONS - 1)
-        disc = in_range & (ac < DRAW)
-        ok[disc] = self.hand[idx[disc], seat[disc], ac[disc]] > 0
-        draw = in_range & (ac == DRAW)
-        ok[draw] = self.stock_top[idx[draw]] < DECK_SIZE
+        card = np.minimum(np.maximum(a, 0), JOKER)
+        ok = in_range & np.where(
+            a < DRAW, self._hand_rows[rows, card] > 0, self.stock_top[idx] < DECK_SIZE
+        )
         if ok.all():
             return
         i = int(np.flatnonzero(~ok)[0])
@@ -391,11 +456,8 @@ class FourAcesEngine(BatchEngine):
         if not in_range[i]:
             raise ValueError(f"action {int(a[i])}{where} is out of range 0..{NUM_ACTIONS - 1}")
         name = ACTION_NAMES[int(a[i])]
-        why = (
-            f"that card is not in seat {int(seat[i])}'s hand"
-            if a[i] < DRAW
-            else "the stock is empty"
-        )
+        seat = int(self.current_player[idx[i]])
+        why = f"that card is not in seat {seat}'s hand" if a[i] < DRAW else "the stock is empty"
         raise ValueError(f"illegal action {int(a[i])} ({name!r}){where}: {why}")
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
@@ -407,43 +469,48 @@ class FourAcesEngine(BatchEngine):
             actions = actions.reshape(-1)
             if actions.shape != (B,):
                 raise ValueError(f"actions must have shape ({B},), got {np.shape(actions)}")
-        if not np.issubdtype(actions.dtype, np.integer):
+        if actions.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
         live = ~self.game_over
         if active is not None:
             live &= np.asarray(active, dtype=bool).reshape(B)
-        idx = np.flatnonzero(live)
+        idx = live.nonzero()[0]
         a = actions[idx].astype(np.intp)
-        self._check_actions(idx, a)  # nothing has changed yet
+        s = self.current_player[idx].astype(np.intp)
+        rows = self._first_row[idx] + s  # flat (game, seat) rows of the movers
+        self._check_actions(idx, a, rows)  # nothing has changed yet
         rewards = np.zeros((B, P), dtype=np.float32)
         self.deal_over[:] = False
         if not len(idx):
             return rewards
-        s = self.current_player[idx].astype(np.intp)
         disc = a < DRAW
         # H2 a: discard a card type (a joker too: L stays raised), then fill (G6/G7)
-        gd, sd, cd = idx[disc], s[disc], a[disc]
-        self.hand[gd, sd, cd] -= 1
-        self.hand_size[gd, sd] -= 1
+        gd, rd, cd = idx[disc], rows[disc], a[disc]
+        self._hand_rows[rd, cd] -= 1
+        self._hand_size_flat[rd] -= 1
         self._push_discard(gd, cd)
         # H2 b: turn up the stock's top card; a joker goes into the hand (L + 1)
-        gt, st = idx[~disc], s[~disc]
-        if len(gt):
+        if len(gd) < len(idx):
+            gt, rt = idx[~disc], rows[~disc]
             c = self.deck[gt, self.stock_top[gt]].astype(np.intp)
             self.stock_top[gt] += 1
             joker = c == JOKER
-            gj, sj = gt[joker], st[joker]
-            self.hand[gj, sj, JOKER] += 1
-            self.hand_size[gj, sj] += 1
-            self.hand_limit[gj, sj] += 1
+            if joker.any():
+                rj = rt[joker]
+                self._hand_rows[rj, JOKER] += 1
+                self._hand_size_flat[rj] += 1
+                self._hand_limit_flat[rj] += 1
             self._push_discard(gt[~joker], c[~joker])
-        self._fill(gd, sd)
+        if len(gd):
+            self._refill(gd, rd)  # G6/G7
         # end of turn: H4 four aces, or H3 the stock became empty
         ends = (self._four_now[idx] >= 0) | (self.stock_top[idx] >= DECK_SIZE)
-        go_on = ~ends
-        self.current_player[idx[go_on]] = (s[go_on] + 1) % P
         if ends.any():
+            go_on = ~ends
+            self.current_player[idx[go_on]] = (s[go_on] + 1) % P
             self._end_round(idx[ends], rewards)
+        else:
+            self.current_player[idx] = (s + 1) % P
         return rewards
 
     # ==================================================================================
@@ -462,11 +529,8 @@ class FourAcesEngine(BatchEngine):
         points = np.zeros((n, P), dtype=np.int32)
         normal = four < 0
         if normal.any():
-            rows = scoring[normal].reshape(-1, JOKER)
-            width = int(rows.sum(axis=1).max())
-            order = np.argsort(rows == 0, axis=1, kind="stable")[:, :width]
-            cards = np.where(np.arange(width) < rows.sum(axis=1)[:, None], order, -1)
-            points[normal] = score_batch(cards, cfg.scoring).reshape(-1, P)
+            present = scoring[normal].reshape(-1, JOKER)
+            points[normal] = score_presence(present, cfg.scoring).reshape(-1, P)
         won = np.flatnonzero(~normal)
         points[won, four[won]] = cfg.target_points  # four aces convention (K1/H4)
         self.last_points[g] = points
@@ -539,36 +603,44 @@ class FourAcesEngine(BatchEngine):
         every hand size and L, scores, dealer and round."""
         B, P = self.batch_size, self.num_players
         if seats is None:
-            seats = np.maximum(self.current_player, 0)
-        seats = np.broadcast_to(np.asarray(seats), (B,)).astype(np.intp)
-        if seats.size and (seats.min() < 0 or seats.max() >= P):
-            raise ValueError(f"seats must be in 0..{P - 1}")
-        L = self.layout.segments
-        rows = np.arange(B)
-        rel = (seats[:, None] + np.arange(P)[None, :]) % P  # absolute seat of each slot
-        col = rows[:, None]
-        out = np.zeros((B, self.layout.size), dtype=np.float32)
-        out[:, L["num_players"].start + P - 3] = 1.0
-        out[:, L["hand"].slice] = self.hand[rows, seats]
-        t0 = L["tables"].start
-        out[:, t0 : t0 + P * NUM_CARDS] = self.table[col, rel].reshape(B, P * NUM_CARDS)
-        out[:, L["discard_pile"].slice] = self.discard_counts
-        top = self.discard[rows, np.maximum(self.discard_size - 1, 0)].astype(np.intp)
-        shown = self.discard_size > 0
-        out[rows[shown], L["last_discard"].start + top[shown]] = 1.0
-        out[:, L["stock_size"].start] = (DECK_SIZE - self.stock_top) / DECK_SIZE
-        h0 = L["hand_sizes"].start
-        out[:, h0 : h0 + P] = self.hand_size[col, rel] / 5.0
-        l0 = L["hand_limits"].start
-        out[:, l0 : l0 + P] = self.hand_limit[col, rel] / 5.0
+            seats = np.maximum(self.current_player, 0).astype(np.intp)
+        else:
+            seats = np.broadcast_to(np.asarray(seats), (B,)).astype(np.intp)
+            if seats.size and (seats.min() < 0 or seats.max() >= P):
+                raise ValueError(f"seats must be in 0..{P - 1}")
+        seat_rows = self._first_row + seats  # flat row of each observer
+        slot_rows = self._first_row[:, None] + self._relative[seats]  # [B, P] each slot
+        out = np.empty((B, LAYOUT.size), dtype=np.float32)
+        start, stop = _SEGMENTS["num_players"]
+        out[:, start:stop] = 0.0
+        out[:, start + P - 3] = 1.0
+        hand = self._hand_rows
+        out[:, slice(*_SEGMENTS["hand"])] = hand.take(seat_rows, axis=0)  # (take: faster)
+        start, stop = _SEGMENTS["tables"]
+        tables = self._table_rows.take(slot_rows.reshape(-1), axis=0)
+        out[:, start : start + P * NUM_CARDS] = tables.reshape(B, P * NUM_CARDS)
+        out[:, start + P * NUM_CARDS : stop] = 0.0
+        out[:, slice(*_SEGMENTS["discard_pile"])] = self.discard_counts
+        top = self.discard[np.arange(B), np.maximum(self.discard_size - 1, 0)]  # -1: empty
+        np.equal(top[:, None], _CARD_IDS, out=out[:, slice(*_SEGMENTS["last_discard"])])
+        out[:, _SEGMENTS["stock_size"][0]] = (DECK_SIZE - self.stock_top) / DECK_SIZE
+        for name, values in (
+            ("hand_sizes", self._hand_size_flat),
+            ("hand_limits", self._hand_limit_flat),
+        ):
+            start, stop = _SEGMENTS[name]
+            out[:, start : start + P] = _FIFTHS[values[slot_rows]]
+            out[:, start + P : stop] = 0.0
         jokers = (
-            self.hand[rows, seats, JOKER].astype(np.int32)
-            + self.table[:, :, JOKER].sum(axis=1)
+            hand[seat_rows, JOKER].astype(np.int32)
+            + np.einsum("bp->b", self.table[:, :, JOKER])  # (faster than sum(axis=1))
             + self.discard_counts[:, JOKER]
         )
-        out[:, L["jokers_seen"].start] = jokers / 2.0
-        s0 = L["scores"].start
-        out[:, s0 : s0 + P] = self.totals[col, rel] / self.config.target_points
-        out[rows, L["dealer"].start + (self.dealer.astype(np.intp) - seats) % P] = 1.0
-        out[:, L["round_number"].start] = self.rounds_played / self.config.round_limit
+        out[:, _SEGMENTS["jokers_seen"][0]] = jokers / 2.0
+        start, stop = _SEGMENTS["scores"]
+        out[:, start : start + P] = self.totals.reshape(-1)[slot_rows] / self.config.target_points
+        out[:, start + P : stop] = 0.0
+        dealer_slot = (self.dealer - seats) % P
+        np.equal(dealer_slot[:, None], _SLOT_IDS, out=out[:, slice(*_SEGMENTS["dealer"])])
+        out[:, _SEGMENTS["round_number"][0]] = self.rounds_played / self.config.round_limit
         return out
