@@ -41,12 +41,14 @@ class Agent:
 
 def sample_legal(rng: np.random.Generator, action_masks: np.ndarray) -> np.ndarray:
     """One uniformly random legal action per row of ``action_masks`` (vectorised)."""
-    masks = np.asarray(action_masks, dtype=bool)
-    if not masks.any(axis=1).all():
+    masks = np.asarray(action_masks)
+    # uniform [0, 1) noise plus 1 on the legal entries: the argmax is a uniform legal pick
+    scores = rng.random(masks.shape, dtype=np.float32)
+    np.add(scores, masks, out=scores, casting="unsafe")
+    choice = scores.argmax(axis=1)
+    if scores[np.arange(len(choice)), choice].min(initial=1.0) < 1.0:
         raise ValueError("a row of action_masks has no legal action: nothing to choose from")
-    scores = rng.random(masks.shape)
-    scores[~masks] = -1.0
-    return scores.argmax(axis=1).astype(np.int64)
+    return choice.astype(np.int64)
 
 
 class RandomAgent(Agent):
