@@ -1,0 +1,77 @@
+"""The actor-critic network of trained policies (torch; imported only where needed).
+
+Separate actor and critic MLPs over the observation, the layout of CleanRL's ``ppo.py``
+and of SB3's ``MlpPolicy`` with ``net_arch=dict(pi=hidden, vf=hidden)`` — so an SB3
+``MaskablePPO`` policy converts to it key by key (:func:`from_sb3_state_dict`). Illegal
+actions get the logit ``MASKED`` (their probability underflows to exactly 0).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
+MASKED = -1e8
+
+#: SB3 MaskableActorCriticPolicy key prefix -> PolicyNet key prefix
+SB3_KEYS = {
+    "mlp_extractor.policy_net.": "actor.",
+    "action_net.": "actor_head.",
+    "mlp_extractor.value_net.": "critic.",
+    "value_net.": "critic_head.",
+}
+
+
+def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias: float = 0.0) -> nn.Linear:
+    """Orthogonal weights and constant bias (CleanRL's initialisation)."""
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.constant_(layer.bias, bias)
+    return layer
+
+
+def mlp(in_size: int, hidden: list[int], activation: str) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for size in hidden:
+        layers += [layer_init(nn.Linear(in_size, size)), ACTIVATIONS[activation]()]
+        in_size = size
+    return nn.Sequential(*layers)
+
+
+class PolicyNet(nn.Module):
+    """``logits, value = net(obs [N, D], masks [N, A])`` with masked logits."""
+
+    def __init__(self, observation_size: int, num_actions: int, hidden=(256, 256),
+                 activation: str = "tanh"):
+        super().__init__()
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation={activation!r}: expected one of {tuple(ACTIVATIONS)}")
+        hidden = [int(h) for h in hidden]
+        self.config = {"observation_size": int(observation_size),
+                       "num_actions": int(num_actions), "hidden": hidden,
+                       "activation": activation}
+        self.actor = mlp(observation_size, hidden, activation)
+        self.actor_head = layer_init(nn.Linear(hidden[-1], num_actions), std=0.01)
+        self.critic = mlp(observation_size, hidden, activation)
+        self.critic_head = layer_init(nn.Linear(hidden[-1], 1), std=1.0)
+
+    def logits(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+        logits = self.actor_head(self.actor(obs))
+        return torch.where(masks, logits, torch.full_like(logits, MASKED))
+
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.critic_head(self.critic(obs)).squeeze(-1)
+
+    def forward(self, obs: torch.Tensor, masks: torch.Tensor):
+        return self.logits(obs, masks), self.value(obs)
+
+
+def from_sb3_state_dict(state: dict) -> dict:
+    """An SB3 MaskablePPO ``policy.state_dict()`` as a :class:`PolicyNet` state dict."""
+    out = {}
+    for key, value in state.items():
+        for old, new in SB3_KEYS.items():
+            if key.startswith(old):
+                out[new + key[len(old):]] = value
+    return out

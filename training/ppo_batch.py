@@ -1,0 +1,310 @@
+"""Masked PPO over a whole batch engine, CleanRL-style in one file (``algo: batch_ppo``).
+
+Why not SB3 alone: SB3 sees the batch as ``num_games`` one-seat envs and pays Python
+overhead per env and step (info dicts, mask lists, buffer copies). Here one rollout is
+**one episode in every game of the engine**, played to the end with one engine call per
+step: at each step the games whose acting seat is played by the learner are gathered
+into one policy forward pass, the other seats are played by the opponent pool
+(vectorised per actor).
+
+**Streams and credit.** Every (game, seat) the learner plays is a separate trajectory
+("stream"). A decision's reward is the sum of that seat's column of ``engine.step``'s
+rewards from the decision up to the stream's next decision or the episode's end —
+whichever seat moved (end-of-deal rewards usually arrive on an opponent's move). Since
+every episode ends inside the rollout, GAE needs no bootstrap: a stream's last decision
+is terminal. ``train_self_seats`` makes the learner play, and learn from, every seat the
+pool assigns to ``self`` — full self-play data from one engine.
+
+**Seats.** Game ``g`` of rollout ``k`` gives the learner seat ``(g + k) mod P``; the other
+seats draw actors from the pool by weight (``training/opponents.py``).
+
+The loop follows ``cleanrl/ppo.py``: seeding, rollout, advantages, clipped-surrogate
+update, namespaced TensorBoard scalars (``charts/``, ``losses/``, ``eval/``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.policy import make_checkpoint, save_checkpoint
+from agents.policy_net import PolicyNet
+from training.games import make_engine
+from training.seat_env import make_pool
+from training.train import Evaluator, TrainConfig, eval_line, frozen_act_fn, net_act_fn
+
+LEARNER = -1  # actor id of seats played (and learned from) by the learner
+
+
+class Rollout:
+    """Growing flat buffers of the learner's decisions in one rollout."""
+
+    def __init__(self, capacity: int, observation_size: int, num_actions: int):
+        self.n = 0
+        self.obs = np.zeros((capacity, observation_size), dtype=np.float32)
+        self.masks = np.zeros((capacity, num_actions), dtype=bool)
+        self.actions = np.zeros(capacity, dtype=np.int64)
+        self.logprobs = np.zeros(capacity, dtype=np.float32)
+        self.values = np.zeros(capacity, dtype=np.float32)
+        self.rewards = np.zeros(capacity, dtype=np.float32)
+        self.next = np.full(capacity, -1, dtype=np.int64)  # the stream's next decision
+        self.steps: list[tuple[int, int]] = []  # [start, stop) of each engine step's rows
+
+    def add(self, obs, masks, actions, logprobs, values) -> np.ndarray:
+        k = len(actions)
+        if self.n + k > len(self.actions):
+            self._grow(max(2 * len(self.actions), self.n + k))
+        rows = np.arange(self.n, self.n + k)
+        self.obs[rows], self.masks[rows], self.actions[rows] = obs, masks, actions
+        self.logprobs[rows], self.values[rows] = logprobs, values
+        self.steps.append((self.n, self.n + k))
+        self.n += k
+        return rows
+
+    def _grow(self, capacity: int) -> None:
+        for name in ("obs", "masks", "actions", "logprobs", "values", "rewards", "next"):
+            old = getattr(self, name)
+            new = np.full((capacity,) + old.shape[1:], -1 if name == "next" else 0, old.dtype)
+            new[: len(old)] = old
+            setattr(self, name, new)
+
+    def advantages(self, gamma: float, gae_lambda: float) -> tuple[np.ndarray, np.ndarray]:
+        """GAE per stream, walking the engine steps backwards (a stream's next decision
+        is always in a later step)."""
+        n = self.n
+        values, nxt = self.values[:n], self.next[:n]
+        next_values = np.where(nxt >= 0, values[np.maximum(nxt, 0)], 0.0)
+        deltas = self.rewards[:n] + gamma * next_values - values
+        adv = np.zeros(n, dtype=np.float32)
+        for start, stop in reversed(self.steps):
+            later = nxt[start:stop]
+            carry = np.where(later >= 0, adv[np.maximum(later, 0)], 0.0)
+            adv[start:stop] = deltas[start:stop] + gamma * gae_lambda * carry
+        return adv, adv + values
+
+
+def sample_actions(net: PolicyNet, obs: np.ndarray, masks: np.ndarray):
+    """Sampled actions, their log-probabilities and the values (no gradient)."""
+    with torch.no_grad():
+        logits, values = net(torch.as_tensor(obs), torch.as_tensor(masks))
+        logp_all = torch.log_softmax(logits, dim=1)
+        gumbel = -torch.log(-torch.log(torch.rand_like(logits).clamp_(1e-12, 1.0)))
+        actions = (logits + gumbel).argmax(dim=1)
+        logp = logp_all.gather(1, actions[:, None]).squeeze(1)
+    return actions.numpy(), logp.numpy(), values.numpy()
+
+
+def collect(engine, pool, net: PolicyNet, rollout_index: int, seed: int,
+            train_self_seats: bool, reward_scale: float) -> tuple[Rollout, dict]:
+    """Play one episode in every game; the learner's decisions and rollout statistics."""
+    B, P = engine.batch_size, engine.num_players
+    games = np.arange(B)
+    engine.reset(seed=seed)
+    learner_seat = (games + rollout_index) % P
+    actors = pool.sample((B, P))
+    if train_self_seats:
+        actors[actors == pool.self_id] = LEARNER
+    actors[games, learner_seat] = LEARNER
+    buf = Rollout(B * 16 * P, engine.observation_size, engine.num_actions)
+    last = np.full((B, P), -1, dtype=np.int64)  # each stream's latest decision
+    earned = np.zeros((B, P))  # game reward of every seat this episode
+    actions = np.zeros(B, dtype=np.int64)
+    engine_steps = 0
+    while not engine.game_over.all():
+        current = engine.current_player.astype(np.int64)
+        live = current >= 0
+        seat_actor = actors[games, np.maximum(current, 0)]
+        learn = live & (seat_actor == LEARNER)
+        other = live & ~learn
+        obs, masks = engine.observe(), engine.legal_action_mask()
+        actions[:] = 0
+        if learn.any():
+            g = np.flatnonzero(learn)
+            act, logp, value = sample_actions(net, obs[g], masks[g])
+            rows = buf.add(obs[g], masks[g], act, logp, value)
+            prev = last[g, current[g]]
+            buf.next[prev[prev >= 0]] = rows[prev >= 0]
+            last[g, current[g]] = rows
+            actions[g] = act
+        if other.any():
+            g = np.flatnonzero(other)
+            actions[g] = pool.act(seat_actor[g], obs[g], masks[g])
+        rewards = engine.step(actions, active=live)
+        engine_steps += 1
+        earned += rewards
+        credited = last >= 0  # rewards before a stream's first decision have no owner
+        buf.rewards[last[credited]] += reward_scale * rewards[credited]
+    learner_points = earned[games, learner_seat]
+    stats = {"engine_steps": engine_steps, "learner_return": float(learner_points.mean()),
+             "seat_return": float(earned[actors == LEARNER].mean())}
+    return buf, stats
+
+
+def ppo_update(net: PolicyNet, optimizer, buf: Rollout, adv: np.ndarray, ret: np.ndarray,
+               cfg: TrainConfig, rng: np.random.Generator) -> dict:
+    """Clipped-surrogate PPO epochs over the rollout (CleanRL's update)."""
+    p = cfg.ppo
+    n = buf.n
+    b_obs, b_masks = torch.as_tensor(buf.obs[:n]), torch.as_tensor(buf.masks[:n])
+    b_actions, b_logp = torch.as_tensor(buf.actions[:n]), torch.as_tensor(buf.logprobs[:n])
+    b_adv, b_ret = torch.as_tensor(adv), torch.as_tensor(ret)
+    b_values = torch.as_tensor(buf.values[:n])
+    clipfracs, approx_kl = [], torch.tensor(0.0)
+    for _ in range(p.update_epochs):
+        order = rng.permutation(n)
+        for start in range(0, n, p.minibatch_size):
+            mb = torch.as_tensor(order[start:start + p.minibatch_size])
+            logits, value = net(b_obs[mb], b_masks[mb])
+            logp_all = torch.log_softmax(logits, dim=1)
+            newlogp = logp_all.gather(1, b_actions[mb, None]).squeeze(1)
+            entropy = -(logp_all.exp() * logp_all).sum(dim=1)
+            logratio = newlogp - b_logp[mb]
+            ratio = logratio.exp()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - logratio).mean()
+                clipfracs.append(((ratio - 1.0).abs() > p.clip_coef).float().mean().item())
+            mb_adv = b_adv[mb]
+            if p.norm_adv and len(mb) > 1:
+                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+            pg_loss = torch.max(-mb_adv * ratio,
+                                -mb_adv * ratio.clamp(1 - p.clip_coef, 1 + p.clip_coef)).mean()
+            if p.clip_vloss:
+                clipped = b_values[mb] + (value - b_values[mb]).clamp(-p.clip_coef, p.clip_coef)
+                v_loss = 0.5 * torch.max((value - b_ret[mb]) ** 2,
+                                         (clipped - b_ret[mb]) ** 2).mean()
+            else:
+                v_loss = 0.5 * ((value - b_ret[mb]) ** 2).mean()
+            entropy_loss = entropy.mean()
+            loss = pg_loss - p.ent_coef * entropy_loss + p.vf_coef * v_loss
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), p.max_grad_norm)
+            optimizer.step()
+        if p.target_kl is not None and approx_kl > p.target_kl:
+            break
+    y_pred, y_true = buf.values[:n], ret
+    var_y = np.var(y_true)
+    explained = math.nan if var_y == 0 else 1 - np.var(y_true - y_pred) / var_y
+    return {"losses/value_loss": v_loss.item(), "losses/policy_loss": pg_loss.item(),
+            "losses/entropy": entropy_loss.item(), "losses/approx_kl": approx_kl.item(),
+            "losses/clipfrac": float(np.mean(clipfracs)),
+            "losses/explained_variance": float(explained)}
+
+
+def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False,
+                    progress: bool = True) -> dict:
+    """Train ``cfg`` with batch PPO into ``run_dir`` (see training/train.py for the files)."""
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    from training.train import seed_everything
+
+    # -- seeding and set-up ---------------------------------------------------------------
+    seed_everything(cfg.seed, cfg.torch_threads)
+    rng = np.random.default_rng(cfg.seed)
+    engine = make_engine(cfg.game, cfg.num_games, **cfg.options)
+    pool = make_pool(cfg.game, cfg.opponents, cfg.seed, cfg.max_snapshots)
+    D, A = engine.observation_size, engine.num_actions
+    p = cfg.ppo
+    net = PolicyNet(D, A, p.hidden, p.activation)
+    optimizer = torch.optim.Adam(net.parameters(), lr=p.learning_rate, eps=1e-5)
+    pool.set_self(net_act_fn(net, sample=True))
+    state = {"global_step": 0, "iteration": 0, "elapsed_s": 0.0, "snapshots": []}
+    state_path = run_dir / "train_state.pt"
+    if resume and state_path.exists():
+        saved = torch.load(state_path, weights_only=False)
+        net.load_state_dict(saved["net"])
+        optimizer.load_state_dict(saved["optimizer"])
+        rng.bit_generator.state = saved["rng"]
+        pool.rng.bit_generator.state = saved["pool_rng"]
+        torch.set_rng_state(saved["torch_rng"])
+        state = {k: saved[k] for k in state}
+        for snap in state["snapshots"]:
+            pool.add_snapshot(frozen_act_fn(cfg, snap, D, A))
+    writer = SummaryWriter(str(run_dir / "tb"))
+    evaluator = Evaluator(cfg, run_dir)
+    evaluator.baselines()
+
+    def save_policy() -> Path:
+        checkpoint = make_checkpoint(net, cfg.game, cfg.options, state["global_step"],
+                                     algo="batch_ppo")
+        return save_checkpoint(checkpoint, run_dir / "policy.pt")
+
+    def save_state() -> None:
+        torch.save({**state, "net": net.state_dict(), "optimizer": optimizer.state_dict(),
+                    "rng": rng.bit_generator.state, "pool_rng": pool.rng.bit_generator.state,
+                    "torch_rng": torch.get_rng_state()}, state_path)
+
+    eval_seconds = [0.0]  # evaluation time of this session (not counted as training)
+
+    def run_eval() -> None:
+        t_eval = time.time()
+        row = evaluator.evaluate(save_policy(), state["global_step"], state["elapsed_s"])
+        eval_seconds[0] += time.time() - t_eval
+        for key in ("points", "opponent_points", "diff", "diff_low", "diff_high"):
+            writer.add_scalar(f"eval/{key}", row[key], state["global_step"])
+        tqdm.write(eval_line(row))
+
+    def due(interval: int, before: int) -> bool:
+        return interval > 0 and state["global_step"] // interval > before // interval
+
+    # -- the loop --------------------------------------------------------------------------
+    bar = tqdm(total=cfg.total_steps, initial=min(state["global_step"], cfg.total_steps),
+               unit="step", unit_scale=True, desc=f"batch_ppo {cfg.game}", disable=not progress)
+    start = time.time()
+    elapsed_before = state["elapsed_s"]
+    deadline = None if cfg.max_minutes is None else 60 * cfg.max_minutes
+    while state["global_step"] < cfg.total_steps:
+        if deadline is not None and state["elapsed_s"] >= deadline:
+            break
+        t_iter = time.time()
+        if p.anneal_lr:  # linear decay to 0 at total_steps (or max_minutes, if sooner)
+            done = state["global_step"] / cfg.total_steps
+            if deadline is not None:
+                done = max(done, state["elapsed_s"] / deadline)
+            optimizer.param_groups[0]["lr"] = (1.0 - min(done, 1.0)) * p.learning_rate
+        seed = int(rng.integers(2**62))
+        buf, info = collect(engine, pool, net, state["iteration"], seed, cfg.train_self_seats,
+                            cfg.reward_scale)
+        t_collect = time.time() - t_iter
+        adv, ret = buf.advantages(p.gamma, p.gae_lambda)
+        losses = ppo_update(net, optimizer, buf, adv, ret, cfg, rng)
+        before = state["global_step"]
+        state["global_step"] += buf.n
+        state["iteration"] += 1
+        state["elapsed_s"] = elapsed_before + time.time() - start - eval_seconds[0]
+        # -- logging ------------------------------------------------------------------------
+        step = state["global_step"]
+        sps = buf.n / (time.time() - t_iter)
+        writer.add_scalar("charts/SPS", sps, step)
+        writer.add_scalar("charts/collect_fraction", t_collect / (time.time() - t_iter), step)
+        writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], step)
+        writer.add_scalar("charts/learner_return", info["learner_return"], step)
+        writer.add_scalar("charts/episode_steps", info["engine_steps"], step)
+        for key, value in losses.items():
+            writer.add_scalar(key, value, step)
+        bar.update(min(step, cfg.total_steps) - bar.n)
+        bar.set_postfix(sps=f"{sps:,.0f}", ret=f"{info['learner_return']:.2f}")
+        # -- snapshots, checkpoints, evaluation -------------------------------------------
+        if due(cfg.snapshot_interval, before):
+            snap = {k: v.detach().clone() for k, v in net.state_dict().items()}
+            state["snapshots"] = (state["snapshots"] + [snap])[-cfg.max_snapshots:]
+            pool.add_snapshot(frozen_act_fn(cfg, snap, D, A))
+        if due(cfg.checkpoint_interval, before):
+            save_state()
+        if due(cfg.eval.interval, before):
+            run_eval()
+    bar.close()
+    save_state()
+    if not evaluator.rows or evaluator.rows[-1]["steps"] != state["global_step"]:
+        run_eval()
+    else:
+        save_policy()
+    writer.close()
+    return {"steps": state["global_step"], "eval": evaluator.rows[-1],
+            "seconds": state["elapsed_s"] - elapsed_before}
