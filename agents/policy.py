@@ -11,7 +11,9 @@
     options           the game's config fields the policy was trained with
     observation_size  D, the observation length it expects
     num_actions       A, the action-space size
-    model             {"hidden": [...], "activation": "tanh" | "relu"}  (agents/policy_net.py)
+    model             {"hidden": [...], "activation": "tanh" | "relu",
+                       "features": "none" | "four_aces" | ...}  (agents/policy_net.py;
+                       "features" absent in older checkpoints means "none")
     state_dict        the PolicyNet weights
     trained_steps     learner decisions it was trained on
     algo              "batch_ppo" | "sb3"
@@ -55,7 +57,8 @@ def make_checkpoint(net, game: str, options: dict, trained_steps: int = 0,
         "options": dict(options),
         "observation_size": config["observation_size"],
         "num_actions": config["num_actions"],
-        "model": {"hidden": list(config["hidden"]), "activation": config["activation"]},
+        "model": {"hidden": list(config["hidden"]), "activation": config["activation"],
+                  "features": config.get("features", "none")},
         "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
         "trained_steps": int(trained_steps),
         "algo": algo,
@@ -198,12 +201,17 @@ class PolicyAgent(Agent):
     def checkpoint(self) -> dict:
         return self.checkpoints[0]
 
+    def _forward(self, net, observations: np.ndarray, masks: np.ndarray):
+        """Masked logits of one net; its input features are computed here, on numpy."""
+        torch = self.torch
+        x = torch.as_tensor(net.prepare(observations), device=self.device)
+        return net.logits(x, torch.as_tensor(masks, device=self.device))
+
     def _logits(self, observations: np.ndarray, masks: np.ndarray):
         torch = self.torch
-        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=self.device)
-        mask_t = torch.as_tensor(masks, device=self.device)
+        observations = np.asarray(observations, dtype=np.float32)
         if len(self.nets) == 1:
-            return self.nets[0].logits(obs, mask_t)
+            return self._forward(self.nets[0], observations, masks)
         keys = observed_variants(self.game, observations)
         logits = torch.empty(masks.shape, dtype=torch.float32, device=self.device)
         for key in np.unique(keys):
@@ -211,8 +219,10 @@ class PolicyAgent(Agent):
                 raise ValueError(
                     f"no committed policy for {self.game} variant {str(key)!r} (have "
                     f"{sorted(self.routes)}): train one, or pass path=...")
-            rows = torch.as_tensor(np.flatnonzero(keys == key), device=self.device)
-            logits[rows] = self.nets[self.routes[key]].logits(obs[rows], mask_t[rows])
+            idx = np.flatnonzero(keys == key)
+            rows = torch.as_tensor(idx, device=self.device)
+            logits[rows] = self._forward(self.nets[self.routes[key]], observations[idx],
+                                         masks[idx])
         return logits
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:

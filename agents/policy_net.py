@@ -4,6 +4,14 @@ Separate actor and critic MLPs over the observation, the layout of CleanRL's ``p
 and of SB3's ``MlpPolicy`` with ``net_arch=dict(pi=hidden, vf=hidden)`` — so an SB3
 ``MaskablePPO`` policy converts to it key by key (:func:`from_sb3_state_dict`). Illegal
 actions get the logit ``MASKED`` (their probability underflows to exactly 0).
+
+**Input features.** ``features`` (a model-config field, :data:`agents.features.FEATURES`)
+names engineered features appended to the observation: the torch modules take
+``net.prepare(obs)`` = ``concat(obs, features(obs))`` (numpy, float32), of
+``net.input_size`` columns. Every caller that turns observations into a forward pass
+(rollouts, the opponent pool, :class:`agents.policy.PolicyAgent`) goes through
+:meth:`PolicyNet.prepare`, so a checkpoint (whose model config holds ``features``) is
+self-describing. ``features="none"`` (the default) is the raw observation.
 """
 
 from __future__ import annotations
@@ -11,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 from torch import nn
+
+from agents.features import check_features, feature_size, with_features
 
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 MASKED = -1e8
@@ -40,21 +50,28 @@ def mlp(in_size: int, hidden: list[int], activation: str) -> nn.Sequential:
 
 
 class PolicyNet(nn.Module):
-    """``logits, value = net(obs [N, D], masks [N, A])`` with masked logits."""
+    """``logits, value = net(x [N, input_size], masks [N, A])`` with masked logits, where
+    ``x = net.prepare(obs [N, D])`` (the observation, plus its features if any)."""
 
     def __init__(self, observation_size: int, num_actions: int, hidden=(256, 256),
-                 activation: str = "tanh"):
+                 activation: str = "tanh", features: str = "none"):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation={activation!r}: expected one of {tuple(ACTIVATIONS)}")
         hidden = [int(h) for h in hidden]
+        self.features = check_features(features)
+        self.input_size = int(observation_size) + feature_size(features)
         self.config = {"observation_size": int(observation_size),
                        "num_actions": int(num_actions), "hidden": hidden,
-                       "activation": activation}
-        self.actor = mlp(observation_size, hidden, activation)
+                       "activation": activation, "features": features}
+        self.actor = mlp(self.input_size, hidden, activation)
         self.actor_head = layer_init(nn.Linear(hidden[-1], num_actions), std=0.01)
-        self.critic = mlp(observation_size, hidden, activation)
+        self.critic = mlp(self.input_size, hidden, activation)
         self.critic_head = layer_init(nn.Linear(hidden[-1], 1), std=1.0)
+
+    def prepare(self, observations: np.ndarray) -> np.ndarray:
+        """The network input of an observation batch: float32 [N, input_size] (numpy)."""
+        return with_features(self.features, observations)
 
     def logits(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
         logits = self.actor_head(self.actor(obs))

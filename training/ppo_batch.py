@@ -89,7 +89,8 @@ class Rollout:
 
 
 def sample_actions(net: PolicyNet, obs: np.ndarray, masks: np.ndarray):
-    """Sampled actions, their log-probabilities and the values (no gradient)."""
+    """Sampled actions, their log-probabilities and the values (no gradient); ``obs`` is
+    the network input (``net.prepare`` of the observations)."""
     with torch.no_grad():
         logits, values = net(torch.as_tensor(obs), torch.as_tensor(masks))
         logp_all = torch.log_softmax(logits, dim=1)
@@ -110,7 +111,8 @@ def collect(engine, pool, net: PolicyNet, rollout_index: int, seed: int,
     if train_self_seats:
         actors[actors == pool.self_id] = LEARNER
     actors[games, learner_seat] = LEARNER
-    buf = Rollout(B * 16 * P, engine.observation_size, engine.num_actions)
+    # the buffer holds network inputs (observation + features), computed once per decision
+    buf = Rollout(B * 16 * P, net.input_size, engine.num_actions)
     last = np.full((B, P), -1, dtype=np.int64)  # each stream's latest decision
     earned = np.zeros((B, P))  # game reward of every seat this episode
     actions = np.zeros(B, dtype=np.int64)
@@ -125,8 +127,9 @@ def collect(engine, pool, net: PolicyNet, rollout_index: int, seed: int,
         actions[:] = 0
         if learn.any():
             g = np.flatnonzero(learn)
-            act, logp, value = sample_actions(net, obs[g], masks[g])
-            rows = buf.add(obs[g], masks[g], act, logp, value)
+            x = net.prepare(obs[g])
+            act, logp, value = sample_actions(net, x, masks[g])
+            rows = buf.add(x, masks[g], act, logp, value)
             prev = last[g, current[g]]
             buf.next[prev[prev >= 0]] = rows[prev >= 0]
             last[g, current[g]] = rows
@@ -211,7 +214,7 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False,
     pool = make_pool(cfg.game, cfg.opponents, cfg.seed, cfg.max_snapshots)
     D, A = engine.observation_size, engine.num_actions
     p = cfg.ppo
-    net = PolicyNet(D, A, p.hidden, p.activation)
+    net = PolicyNet(D, A, p.hidden, p.activation, p.features)
     optimizer = torch.optim.Adam(net.parameters(), lr=p.learning_rate, eps=1e-5)
     pool.set_self(net_act_fn(net, sample=True))
     state = {"global_step": 0, "iteration": 0, "elapsed_s": 0.0, "snapshots": []}

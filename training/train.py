@@ -63,6 +63,10 @@ class PPOConfig:
     target_kl: float | None = None  # stop an update's epochs early past this KL (None: never)
     hidden: list[int] = field(default_factory=lambda: [256, 256])  # MLP widths (actor, critic)
     activation: str = "tanh"  # tanh | relu
+    # engineered input features appended to the observation (agents/features.py FEATURES):
+    # none | four_aces (Four Aces combination scores: now and after each discard, strict
+    # scoring) | four_aces_free; computed from the observation only, stored in checkpoints
+    features: str = "none"
 
 
 @dataclass
@@ -127,6 +131,19 @@ def config_from_dict(data: dict) -> TrainConfig:
     from training.opponents import parse_pool
 
     make_config(cfg.game, **cfg.options)  # validates game and options
+    from agents.features import check_features
+
+    check_features(cfg.ppo.features)
+    if cfg.ppo.features != "none" and not cfg.ppo.features.startswith(cfg.game):
+        raise ValueError(f"ppo.features={cfg.ppo.features!r} does not fit game {cfg.game!r}")
+    if cfg.ppo.features.startswith("four_aces"):
+        want = "four_aces_free" if cfg.options.get("scoring") == "free" else "four_aces"
+        if cfg.ppo.features != want:
+            raise ValueError(f"ppo.features={cfg.ppo.features!r} scores with the other K3 "
+                             f"rule than options.scoring: use {want!r}")
+    if cfg.ppo.features != "none" and cfg.algo == "sb3":
+        raise ValueError("ppo.features needs algo: batch_ppo (the sb3 path feeds raw "
+                         "observations to its MlpPolicy)")
     parse_pool(cfg.opponents)
     return cfg
 
@@ -283,7 +300,7 @@ def net_act_fn(net, sample: bool = True):
 
     def act(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         with torch.no_grad():
-            logits = net.logits(torch.as_tensor(obs), torch.as_tensor(masks))
+            logits = net.logits(torch.as_tensor(net.prepare(obs)), torch.as_tensor(masks))
             if sample:
                 gumbel = -torch.log(-torch.log(torch.rand_like(logits).clamp_(1e-12, 1.0)))
                 logits = logits + gumbel
@@ -296,7 +313,8 @@ def frozen_act_fn(cfg: TrainConfig, state_dict: dict, observation_size: int, num
     """A sampling act function of a frozen copy of the learner (for snapshots)."""
     from agents.policy_net import PolicyNet
 
-    net = PolicyNet(observation_size, num_actions, cfg.ppo.hidden, cfg.ppo.activation)
+    net = PolicyNet(observation_size, num_actions, cfg.ppo.hidden, cfg.ppo.activation,
+                    cfg.ppo.features)
     net.load_state_dict(state_dict)
     return net_act_fn(net.eval(), sample=True)
 
@@ -315,6 +333,9 @@ def train_sb3(cfg: TrainConfig, run_dir: Path, resume: bool = False,
     from agents.policy_net import PolicyNet, from_sb3_state_dict
     from training.vec_env import make_vec_env
 
+    if cfg.ppo.features != "none":
+        raise ValueError("ppo.features needs algo: batch_ppo (the sb3 path feeds raw "
+                         "observations to its MlpPolicy)")
     seed_everything(cfg.seed, cfg.torch_threads)
     env = make_vec_env(cfg.game, cfg.num_games, cfg.options, cfg.opponents, cfg.seed,
                        cfg.reward_scale, cfg.max_snapshots)

@@ -1,0 +1,116 @@
+"""Engineered input features of policy networks, computed from the observation alone.
+
+A plain MLP on the raw Four Aces observation learns the K2/K3 combination score (RULES.md)
+very slowly from one-hot cards, yet the score is cheap to compute exactly
+(:func:`envs.four_aces.scoring.score_presence`). :func:`four_aces_features` hands the
+network, per observation, the score it holds now and the score after each possible
+discard, so it only has to learn *which* of those to prefer. Everything is read from the
+observation through the engine's layout (no hidden state): the features are a pure
+function of the observation row.
+
+A policy's model config names its features (``features: none | four_aces``, see
+:data:`FEATURES`); the network input is ``concat(obs, features(obs))``
+(:meth:`agents.policy_net.PolicyNet.prepare`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.obs_view import ObsView
+
+NUM_CARDS = 53  #: card types of the observation (52 cards and the joker, index 52)
+JOKER = 52
+SCALE = 10.0  #: points are divided by this (round scores lie in about -8 .. 22)
+
+#: the columns of :func:`four_aces_features`, in order
+FOUR_ACES_COLUMNS = (
+    ["score_now"]  # own hand (non-joker) + own table score, / SCALE
+    + [f"discard_value:{c}" for c in range(NUM_CARDS)]  # score after discarding c, / SCALE
+    + ["best_discard_gain"]  # max over held cards of (discard value - score now), / SCALE
+    + [f"aces:{k}" for k in range(5)]  # one-hot number of aces in own hand + table
+)
+FOUR_ACES_SIZE = len(FOUR_ACES_COLUMNS)
+
+
+def four_aces_features(observations: np.ndarray, scoring: str = "strict") -> np.ndarray:
+    """Four Aces features of an observation batch.
+
+    Args:
+        observations: float32 [N, D] Four Aces observations (a 1-d row is a batch of one).
+        scoring: ``"strict"`` or ``"free"`` (K3), as the game options.
+
+    Returns:
+        float32 [N, F] (``F = FOUR_ACES_SIZE``), columns :data:`FOUR_ACES_COLUMNS`:
+
+        - ``score_now``: K2/K3 score of the non-joker cards of own hand and own table
+          (the round-end value if the round ended now);
+        - ``discard_value:c`` for c in 0..52 (aligned with the discard actions): the score
+          of own hand minus one card c plus own table, before the refill; 0 where c is
+          not in the hand (the observation's ``hand`` segment is the mask). Discarding a
+          joker leaves the score unchanged;
+        - ``best_discard_gain``: the best discard value minus ``score_now`` (0 with an
+          empty hand);
+        - ``aces:k``: one-hot number k = 0..4 of aces in own hand + own table.
+
+        Points are divided by :data:`SCALE`.
+    """
+    from envs.four_aces.engine import ACES, LAYOUT
+    from envs.four_aces.scoring import score_presence
+
+    view = ObsView(LAYOUT, observations)
+    n = view.n
+    hand = np.rint(view["hand"]).astype(np.int8)  # [N, 53] counts (the joker may be 2)
+    table = np.rint(view["tables"][:, :NUM_CARDS]).astype(np.int8)  # relative slot 0 = own
+    held = hand[:, :JOKER] > 0  # [N, 52] non-joker cards in hand
+    present = held | (table[:, :JOKER] > 0)  # [N, 52] own scoring cards
+
+    # one score_presence call: row 0 of each observation is the current set, then one row
+    # per held non-joker card with that card removed
+    rows, cards = np.nonzero(held)  # the (observation, card) discard options
+    batch = np.concatenate([present, present[rows]], axis=0)
+    batch[n + np.arange(len(rows)), cards] = False
+    scores = score_presence(batch, scoring).astype(np.float32)
+    now = scores[:n]
+
+    out = np.zeros((n, FOUR_ACES_SIZE), dtype=np.float32)
+    out[:, 0] = now / SCALE
+    values = out[:, 1:1 + NUM_CARDS]  # a view
+    values[rows, cards] = scores[n:] / SCALE
+    has_joker = hand[:, JOKER] > 0
+    values[has_joker, JOKER] = now[has_joker] / SCALE
+    best = np.where(hand > 0, values, -np.inf).max(axis=1)
+    out[:, 1 + NUM_CARDS] = np.where(np.isfinite(best), best - now / SCALE, 0.0)
+    aces = present[:, ACES].sum(axis=1)
+    out[np.arange(n), 2 + NUM_CARDS + aces] = 1.0
+    return out
+
+
+#: feature set name -> (number of columns, function of the observation batch)
+FEATURES = {
+    "none": (0, None),
+    "four_aces": (FOUR_ACES_SIZE, four_aces_features),  # strict scoring (the default)
+    "four_aces_free": (FOUR_ACES_SIZE, lambda obs: four_aces_features(obs, "free")),
+}
+
+
+def check_features(name: str) -> str:
+    if name not in FEATURES:
+        raise ValueError(f"features={name!r}: expected one of {tuple(FEATURES)}")
+    return name
+
+
+def feature_size(name: str) -> int:
+    """Columns the feature set ``name`` adds to the observation."""
+    return FEATURES[check_features(name)][0]
+
+
+def with_features(name: str, observations: np.ndarray) -> np.ndarray:
+    """``concat(obs, features(obs))`` as float32 [N, D + F] (obs itself for "none")."""
+    obs = np.asarray(observations, dtype=np.float32)
+    size, fn = FEATURES[check_features(name)]
+    if fn is None:
+        return obs
+    if obs.ndim == 1:
+        obs = obs[None, :]
+    return np.concatenate([obs, fn(obs)], axis=1)
