@@ -26,6 +26,18 @@ def check_int(name: str, value: object, low: int, high: int | None = None) -> No
         raise ValueError(f"{name}={value!r} is not allowed: expected an integer {bound}")
 
 
+def check_out(out: object, batch_size: int, size: int) -> None:
+    """Raise ``ValueError`` unless ``out`` can take a batch of observations in place: a
+    writeable, C-contiguous float32 array of shape ``(batch_size, size)``."""
+    if not isinstance(out, np.ndarray):
+        raise ValueError(f"out must be a numpy array, got {type(out).__name__}")
+    if out.shape != (batch_size, size) or out.dtype != np.float32:
+        raise ValueError(f"out must be float32 of shape ({batch_size}, {size}), "
+                         f"got {out.dtype} {out.shape}")
+    if not (out.flags.c_contiguous and out.flags.writeable):
+        raise ValueError("out must be C-contiguous and writeable")
+
+
 @dataclass(frozen=True)
 class Segment:
     """A named slice of an observation vector."""
@@ -122,9 +134,12 @@ class BatchEngine:
         the game is over)."""
         raise NotImplementedError
 
-    def observe(self, seats: np.ndarray | None = None) -> np.ndarray:
+    def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None
+                ) -> np.ndarray:
         """float32 [B, layout.size]: each game's observation from ``seats`` (int [B];
-        default the current player), seat-relative, as a fresh array."""
+        default the current player), seat-relative, as a fresh array; or written in full
+        into ``out`` (float32 [B, layout.size], C-contiguous; see :func:`check_out`),
+        which is returned."""
         raise NotImplementedError
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:

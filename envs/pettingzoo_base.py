@@ -52,6 +52,14 @@ class BatchEngineAEC(AECEnv):
         self._no_mask = np.zeros(engine.num_actions, dtype=np.int8)
         self._mask = self._no_mask
         self._seeded = False
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self._seat_arrays = [np.array([i]) for i in range(engine.num_players)]
+        # The observation of the current state per seat, computed on first use and kept
+        # until the next reset or step; observe() returns copies of its rows.
+        self._obs = np.zeros((engine.num_players, engine.observation_size), np.float32)
+        self._obs_rows = [self._obs[i : i + 1] for i in range(engine.num_players)]
+        self._obs_fresh = [False] * engine.num_players
+        self._result: dict | None = None
 
     # -- PettingZoo API ---------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -79,10 +87,12 @@ class BatchEngineAEC(AECEnv):
         self._after_change()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.possible_agents.index(agent)
-        observation = self.engine.observe(np.array([seat]))[0]
+        seat = self._seat[agent]
+        if not self._obs_fresh[seat]:
+            self.engine.observe(self._seat_arrays[seat], out=self._obs_rows[seat])
+            self._obs_fresh[seat] = True
         mask = self._mask if agent == self.agent_selection and not self._over else self._no_mask
-        return {"observation": observation, "action_mask": mask.copy()}
+        return {"observation": self._obs[seat].copy(), "action_mask": mask.copy()}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -91,11 +101,11 @@ class BatchEngineAEC(AECEnv):
             return
         if action is None:
             raise ValueError(f"{agent} is to act: action None is only for finished agents")
-        rewards = self.engine.step(np.array([action], dtype=np.int64))[0]
+        rewards = self.engine.step(np.array([action], dtype=np.int64))[0].tolist()
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = {a: float(rewards[i]) for i, a in enumerate(self.possible_agents)}
+        self.rewards = dict(zip(self.possible_agents, rewards, strict=True))
         self._accumulate_rewards()
-        self._after_change()
+        self._after_change(deal_over=bool(getattr(self.engine, "deal_over", (True,))[0]))
         if self.render_mode == "human":
             self.render()
 
@@ -125,20 +135,26 @@ class BatchEngineAEC(AECEnv):
     def _over(self) -> bool:
         return bool(self.engine.game_over[0])
 
-    def _after_change(self) -> None:
-        """Refresh selection, mask, terminations and infos from the engine."""
-        result = self.engine.result(0)
+    def _after_change(self, deal_over: bool = True) -> None:
+        """Refresh selection, mask, terminations and infos from the engine; the result
+        dict is rebuilt only when a deal may have ended (``deal_over``)."""
+        self._obs_fresh = [False] * self.engine.num_players
+        if deal_over:
+            self._result = self.engine.result(0)
+        result = self._result
         if self._over:
             self._mask = self._no_mask
             self.terminations = {a: True for a in self.agents}
         else:
             self.agent_selection = self.possible_agents[int(self.engine.current_player[0])]
             self._mask = self.engine.legal_action_mask()[0].astype(np.int8)
-        for a in self.agents:
-            info = {"action_mask": self._mask if a == self.agent_selection else self._no_mask}
-            if result is not None:
-                info["result"] = result
-            self.infos[a] = info
+        selected, mask, no_mask = self.agent_selection, self._mask, self._no_mask
+        if result is None:
+            self.infos = {a: {"action_mask": mask if a == selected else no_mask}
+                          for a in self.agents}
+        else:
+            self.infos = {a: {"action_mask": mask if a == selected else no_mask,
+                              "result": result} for a in self.agents}
 
 
 def register_aec(env_id: str, entry_point: str) -> None:

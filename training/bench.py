@@ -12,10 +12,11 @@ Rows (``engine`` in the JSON records):
 =====================  ==================================================================
 engine                 what is timed
 =====================  ==================================================================
-batch                  the batch engine at each batch size: ``observe()`` (current
-                       players), ``legal_action_mask()``, ``sample_legal`` over the mask,
-                       ``step``; finished games are reset in place
-                       (``reset(games=engine.game_over)``)
+batch                  the batch engine at each batch size: ``observe(out=buffer)``
+                       (current players, written into one preallocated float32 buffer,
+                       as OpenSpiel's observer row does), ``legal_action_mask()``,
+                       ``sample_legal`` over the mask, ``step``; finished games are reset
+                       in place (``reset(games=engine.game_over)``)
 aec                    the PettingZoo AEC environment ``env()`` (standard wrappers), one
                        game, as a user's loop runs it: ``agent_iter`` / ``last`` /
                        ``step``, the mask read from the observation dict, ``reset`` when
@@ -152,6 +153,7 @@ def batch_loop(engine, seed: int = 0, clock: Callable[[], float] = time.perf_cou
     """Random play on a batch engine with observations and masks at every step."""
     rng = np.random.default_rng(seed)
     engine.reset(seed=seed)
+    observations = np.zeros((engine.batch_size, engine.observation_size), np.float32)
 
     def run(seconds: float) -> tuple[int, int, float]:
         # The games carry on from the previous run: with every game of a big batch
@@ -160,7 +162,7 @@ def batch_loop(engine, seed: int = 0, clock: Callable[[], float] = time.perf_cou
         start = clock()
         while True:
             live = engine.batch_size - int(engine.game_over.sum())
-            engine.observe()
+            engine.observe(out=observations)
             mask = engine.legal_action_mask()
             engine.step(sample_legal(rng, mask))
             steps += live
@@ -447,7 +449,10 @@ def render_markdown(
         "deals/s count complete deals (Abracadabra) or rounds (Four Aces), as the median "
         "steps/s times the deals per step over all the row's runs. Median of the "
         "timed runs after a warm-up, one process (spread: half the range of the runs "
-        "over the median). Ratios are our steps/s over OpenSpiel "
+        "over the median). The batch rows write each step's observations into one "
+        "preallocated float32 buffer (`observe(out=...)`), exactly as the OpenSpiel observer "
+        "row does with `set_from`; the AEC rows return a fresh observation dict per "
+        "`last()`, as PettingZoo expects. Ratios are our steps/s over OpenSpiel "
         f"`{OPENSPIEL_GAME}` measured in the same run: *bare* (apply_action only), *obs* "
         "(`information_state_tensor()` at every decision — oh_hell implements no "
         "`observation_tensor()`), *observer* (preallocated `make_observation(...).set_from`).",

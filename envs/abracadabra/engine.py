@@ -46,7 +46,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import CARD_NAMES, JOKER, NUM_CARDS, RANK_OF, SUIT_OF, names, parse_card
-from envs.core import BatchEngine, hashed_uniform, random_keys, shuffled
+from envs.core import BatchEngine, check_out, hashed_uniform, random_keys, shuffled
 
 from .config import AbracadabraConfig
 from .observation import (  # noqa: F401  (LAYOUT and MAX_SLOTS are re-exported)
@@ -431,6 +431,9 @@ class AbracadabraEngine(BatchEngine):
         """The mask of the current state, computed once per state (do not modify it)."""
         if self._mask_cache is None:
             mask = np.zeros((self.batch_size, NUM_ACTIONS), bool)
+            if self.batch_size == 1:
+                self._mask_cache = self._legal_one(mask)
+                return mask
             counts = np.bincount(self._phase, minlength=OVER + 1)
             # most steps are card plays: that one is computed for the whole batch at once
             if counts[PLAY]:
@@ -444,6 +447,20 @@ class AbracadabraEngine(BatchEngine):
                     fill(np.flatnonzero(self._phase == phase), mask)
             self._mask_cache = mask
         return self._mask_cache
+
+    def _legal_one(self, mask: np.ndarray) -> np.ndarray:
+        """:meth:`_legal_mask` of a batch of one into ``mask``; a card play (most steps)
+        on numpy scalars, as :meth:`_legal_play` does for a whole batch."""
+        phase = self._phase[0]
+        if phase == PLAY:
+            hand = self._hand_bits[0, self._to_play[0]]
+            led_card = self._trick[0, self._leader[0]]
+            follow = hand & FOLLOW_BITS[self._trump[0] + 1, led_card + 1]
+            mask[0, PLAY_OFFSET : PLAY_OFFSET + NUM_CARDS] = unpack_cards(follow or hand)
+        elif phase != OVER:
+            fill = (self._legal_bid, self._legal_show, self._legal_call)[phase]
+            fill(self._rows, mask)
+        return mask
 
     def _legal_bid(self, g: np.ndarray, mask: np.ndarray) -> None:
         """C1: any number of tricks 0..cards_each."""
@@ -483,9 +500,11 @@ class AbracadabraEngine(BatchEngine):
         if actions.size != B:
             raise ValueError(f"actions must hold one action per game ({B}), got {actions.shape}")
         actions = actions.reshape(B)
-        if not np.issubdtype(actions.dtype, np.integer):
+        if actions.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
         actions = actions.astype(np.int64, copy=False)
+        if B == 1:
+            return self._step_one(actions, active)
         act = ~self.game_over
         if active is not None:
             act &= np.asarray(active, dtype=bool).reshape(B)
@@ -508,6 +527,30 @@ class AbracadabraEngine(BatchEngine):
                 apply(g, actions[g], finished)
         if finished.any():
             self._finish_deal(np.flatnonzero(finished), rewards)
+        self._mask_cache = None
+        return rewards
+
+    def _step_one(self, actions: np.ndarray, active: np.ndarray | None) -> np.ndarray:
+        """:meth:`step` for a batch of one: the same transition functions, without the
+        phase dispatch over index arrays (numpy's per-call cost dominates here)."""
+        rewards = np.zeros((1, self.num_players), np.float32)
+        self.deal_over[0] = False
+        act = not self.game_over[0]
+        if active is not None:
+            act = act and bool(np.asarray(active, dtype=bool).reshape(1)[0])
+        if act:
+            a = int(actions[0])
+            if not (0 <= a < NUM_ACTIONS and self._legal_mask()[0, a]):
+                self._check_legal(actions, np.ones(1, bool))  # raises, naming the action
+            finished = np.zeros(1, bool)
+            phase = self._phase[0]
+            if phase == PLAY:
+                self._play_one(a - PLAY_OFFSET, finished)
+            else:
+                transition = (self._step_bid, self._step_show, self._step_call)[phase]
+                transition(self._rows, actions, finished)
+            if finished[0]:
+                self._finish_deal(self._rows, rewards)
         self._mask_cache = None
         return rewards
 
@@ -623,6 +666,58 @@ class AbracadabraEngine(BatchEngine):
         if complete.any():
             self._end_trick(g[complete], finished)
 
+    def _play_one(self, card: int, finished: np.ndarray) -> None:
+        """:meth:`_step_play` of a batch of one, on numpy scalars."""
+        bit = CARD_BIT[card]
+        hand = self._to_play[0]
+        self._hand_bits[0, hand] &= ~bit
+        self._played_bits[0, hand] |= bit
+        self._shown_bits[0] &= ~bit
+        self._trick[0, hand] = card
+        size = self._trick_size[0] + 1
+        self._trick_size[0] = size
+        nxt = self._next_hand[hand]
+        self._to_play[0] = nxt
+        self.current_player[0] = (nxt if not self.has_dummy or nxt < self.num_players
+                                  else self._dummy_ctrl[0])
+        if size == self.num_hands:
+            self._end_trick_one(finished)
+
+    def _end_trick_one(self, finished: np.ndarray) -> None:
+        """:meth:`_end_trick` of a batch of one, on Python scalars."""
+        P = self.num_players
+        trick = self._trick[0]  # all cards present
+        strength = TRICK_STRENGTH[self._trump[0] + 1, trick[self._leader[0]]].take(trick)
+        winner = int(strength.argmax())
+        won = int(self._tricks_won[0, winner]) + 1
+        self._tricks_won[0, winner] = won
+        done = int(self._tricks_done[0]) + 1
+        self._tricks_done[0] = done
+        target = int(self._target[0])
+        self._rank_cards[0, winner] += int(np.count_nonzero(BID_VALUE.take(trick) == target))
+        controller = winner
+        if self.has_dummy:  # E4, as in _end_trick
+            if winner >= P:
+                self._dummy_ctrl[0] = (int(self._dummy_ctrl[0]) + 1) % P
+                controller = int(self._dummy_ctrl[0])
+            else:
+                self._dummy_ctrl[0] = winner
+        trick.fill(-1)
+        self._trick_size[0] = 0
+        self._leader[0] = winner
+        self._to_play[0] = winner
+        self.current_player[0] = controller
+        reached = winner < P and won == target  # F1
+        if self._auto_call:
+            if reached:
+                self._called[0, winner] = True
+            finished[0] = done == self.cards_each
+        elif reached:
+            self._phase[0] = CALL_PHASE
+            self.current_player[0] = winner
+        else:
+            finished[0] = done == self.cards_each
+
     def _end_trick(self, g: np.ndarray, finished: np.ndarray) -> None:
         """E3: the joker, else the highest trump, else the highest card of the suit led
         wins; the winner leads next. F1: a player reaching T tricks may call."""
@@ -732,19 +827,32 @@ class AbracadabraEngine(BatchEngine):
     # ===================================================================================
     # observation
     # ===================================================================================
-    def observe(self, seats: np.ndarray | None = None) -> np.ndarray:
+    def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None
+                ) -> np.ndarray:
         """float32 [B, layout.size] from each game's ``seats`` (default: the seat to act,
         seat 0 once over), seat-relative: the observer is player slot 0. Only what that
         seat may know: own hand, the dummy's face-up hand, shown cards, public history.
-        Built by :class:`~.observation.ObservationEncoder`."""
+        Built by :class:`~.observation.ObservationEncoder`. ``out`` (float32 [B, D],
+        C-contiguous): written in full and returned instead of a fresh array."""
+        B, P = self.batch_size, self.num_players
+        if out is not None:
+            check_out(out, B, self.layout.size)
+        if B == 1 and (seats is None or np.size(seats) == 1):
+            seat = max(int(self.current_player[0]), 0) if seats is None else (
+                int(np.asarray(seats).reshape(-1)[0]))
+            if not 0 <= seat < P:
+                raise ValueError(f"seats must be 1 seat numbers in 0..{P - 1}, got {seats}")
+            if out is None:
+                out = np.empty((1, self.layout.size), np.float32)
+            self._encoder.encode_one(self, seat, out[0])
+            return out
         if seats is None:
             seats = np.maximum(self.current_player, 0).astype(np.intp)
         else:
-            B, P = self.batch_size, self.num_players
             seats = np.asarray(seats).astype(np.int64).reshape(-1)
             if seats.shape != (B,) or (seats < 0).any() or (seats >= P).any():
                 raise ValueError(f"seats must be {B} seat numbers in 0..{P - 1}, got {seats}")
-        return self._encoder.encode(self, seats)
+        return self._encoder.encode(self, seats, out)
 
     # ===================================================================================
     # results and inspection

@@ -89,6 +89,7 @@ assert sum(LAYOUT.segments[n].size for n in _TAIL_NAMES) == _TAIL_STOP - _TAIL
 #: that is always written after the 0/1 part is converted, so whatever lands there is
 #: overwritten (the alternative, a spare column past the end, costs a strided copy).
 SINK = _COL["shown_count"]
+_EMPTY = np.zeros(1, np.uint64)  # the empty card set
 
 
 def slot_tables(num_players: int, num_hands: int) -> tuple[np.ndarray, np.ndarray]:
@@ -161,9 +162,22 @@ class ObservationEncoder:
         # flat row offsets of [B, P] and [B, H] state arrays, and of the observation
         rows = np.arange(B)
         self.row_p, self.row_h, self.row_obs = rows * P, rows * H, rows * LAYOUT.size
+        # -- the same tables as Python lists, for encode_one (a batch of one) -------------
+        self.hand_at_list = hand_at.tolist()  # [observer][slot] -> hand
+        self.one_cols = {name: getattr(self, name).tolist() for name in (
+            "leftover_col", "trump_col", "phase_col", "target_col", "dealer_col",
+            "declarer_col", "dummy_ctrl_col", "leader_col", "acting_col", "bid_col",
+            "trick_col")}
+        self.bid_row_list = self.bid_row[:, 0].tolist()
+        # [observer] -> indices into (hand bits [H], played bits [H], shown, empty set)
+        self.one_sets = [np.array([o, P if self.has_dummy else 2 * H + 1, 2 * H]
+                                  + [H + h for h in hand_at[o]]) for o in range(P)]
+        self.trick_row_list = self.trick_row[:, 0].tolist()
 
-    def encode(self, e: AbracadabraEngine, seats: np.ndarray) -> np.ndarray:
-        """float32 [B, 755]: the observation of each game from ``seats`` (int [B])."""
+    def encode(self, e: AbracadabraEngine, seats: np.ndarray,
+               out: np.ndarray | None = None) -> np.ndarray:
+        """float32 [B, 755]: the observation of each game from ``seats`` (int [B]), written
+        into ``out`` (every entry) when given, else into a fresh array."""
         B, P, H, E = e.batch_size, self.num_players, self.num_hands, self.cards_each
         # Per-slot quantities are laid out [slot, B] (slot-major): every row is contiguous
         hand_at = self.hand_at_t.take(seats, axis=1)  # [H, B]: hand seen at each slot
@@ -218,7 +232,10 @@ class ObservationEncoder:
         bits[:, played : played + H * NUM_CARDS].reshape(B, H, NUM_CARDS)[...] = cards[:, 3:]
 
         # -- float32, then the fractional entries -----------------------------------------
-        out = bits.astype(np.float32)
+        if out is None:
+            out = bits.astype(np.float32)
+        else:
+            np.copyto(out, bits)
         out[:, _COL["shown_count"]] = e._num_shown / E  # (also clears the SINK)
         # tricks_won .. deal_number are adjacent (one cache line of each row): they are
         # assembled in a small block and copied at once
@@ -234,3 +251,55 @@ class ObservationEncoder:
             tail[:, _T["deal_number"]] = e._deals_done / self.deals_limit
         out[:, _TAIL:_TAIL_STOP] = tail
         return out
+
+    def encode_one(self, e: AbracadabraEngine, seat: int, out: np.ndarray) -> None:
+        """:meth:`encode` for a batch of one (game 0, observer ``seat``) into ``out``
+        (float32 [755]): the same values, from Python scalars, in about a dozen numpy
+        calls instead of sixty (numpy's per-call cost dominates a batch of one)."""
+        P, H, E = self.num_players, self.num_hands, self.cards_each
+        t = self.one_cols
+        hand_at = self.hand_at_list[seat]
+        phase = int(e._phase[0])
+        by_seat, by_hand = seat * (P + 1) + 1, seat * (H + 1) + 1
+        bids, trick = e._bids[0].tolist(), e._trick[0].tolist()
+        cols = [
+            self.variant_col,
+            t["leftover_col"][int(e._leftover[0]) + 1],
+            t["trump_col"][int(e._trump[0]) + 1],
+            t["phase_col"][phase],
+            t["dealer_col"][by_seat + int(e._dealer[0])],
+            t["declarer_col"][by_seat + int(e._declarer[0])],
+            t["target_col"][int(e._target[0]) + 1],
+        ]
+        cols += [t["bid_col"][self.bid_row_list[s] + bids[hand_at[s]]] for s in range(P)]
+        cols += [t["trick_col"][self.trick_row_list[s] + trick[hand_at[s]]] for s in range(H)]
+        if phase != self.over:
+            acting = e._to_play[0] if phase == self.play else e.current_player[0]
+            cols.append(t["leader_col"][by_hand + int(e._leader[0])])
+            cols.append(t["acting_col"][by_hand + int(acting)])
+            if self.has_dummy:
+                cols.append(t["dummy_ctrl_col"][by_seat + int(e._dummy_ctrl[0])])
+        out.fill(0.0)
+        out.put(cols, 1.0)
+
+        # own hand, dummy hand (or an empty set), shown, cards played by slot: one gather
+        sets = np.concatenate((e._hand_bits[0], e._played_bits[0], e._shown_bits, _EMPTY))
+        sets = sets.take(self.one_sets[seat])
+        cards = np.unpackbits(sets.view(np.uint8), bitorder="little").reshape(3 + H, 64)
+        cards = cards[:, :NUM_CARDS]  # [3 + H, 53] of 0/1
+        hand, played_col = _COL["hand"], _COL["played"]
+        out[hand : hand + 3 * NUM_CARDS].reshape(3, NUM_CARDS)[...] = cards[:3]
+        out[played_col : played_col + H * NUM_CARDS].reshape(H, NUM_CARDS)[...] = cards[3:]
+
+        out[_COL["shown_count"]] = int(e._num_shown[0]) / E  # (also clears the SINK)
+        won, called = e._tricks_won[0].tolist(), e._called[0].tolist()
+        totals, tp = e.totals[0].tolist(), self.target_points
+        pad_h, pad_p = [0.0] * (MAX_SLOTS - H), [0.0] * (MAX_SLOTS - P)
+        out[_TAIL:_TAIL_STOP] = (
+            [won[h] / E for h in hand_at] + pad_h
+            + [int(e._tricks_done[0]) / E]
+            + [float(called[h]) for h in hand_at[:P]] + pad_p
+            + [totals[h] / tp for h in hand_at[:P]] + pad_p
+            + [int(e.pot[0]) / self.pot_scale]
+            + [int(e._deals_done[0]) / self.deals_limit if self.match else 0.0]
+        )

@@ -46,6 +46,7 @@ from envs.core import (
     BatchEngine,
     ObservationLayout,
     check_int,
+    check_out,
     hashed_uniform,
     random_keys,
 )
@@ -433,6 +434,12 @@ class FourAcesEngine(BatchEngine):
     def legal_action_mask(self) -> np.ndarray:
         """bool [B, 54]: discard any card type in the hand; draw while the stock is not
         empty (always at a turn's start, H3); all False where the game is over."""
+        if self.batch_size == 1:  # a single game: no index arrays
+            mask = np.zeros((1, NUM_ACTIONS), dtype=bool)
+            if not self.game_over[0]:
+                np.greater(self.hand[0, self.current_player[0]], 0, out=mask[0, :NUM_CARDS])
+                mask[0, DRAW] = self.stock_top[0] < DECK_SIZE
+            return mask
         rows = self._first_row + np.maximum(self.current_player, 0)
         mask = np.empty((self.batch_size, NUM_ACTIONS), dtype=bool)
         np.greater(self._hand_rows.take(rows, axis=0), 0, out=mask[:, :NUM_CARDS])
@@ -471,6 +478,8 @@ class FourAcesEngine(BatchEngine):
                 raise ValueError(f"actions must have shape ({B},), got {np.shape(actions)}")
         if actions.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
+        if B == 1:
+            return self._step_one(actions, active)
         live = ~self.game_over
         if active is not None:
             live &= np.asarray(active, dtype=bool).reshape(B)
@@ -512,6 +521,62 @@ class FourAcesEngine(BatchEngine):
         else:
             self.current_player[idx] = (s + 1) % P
         return rewards
+
+    def _step_one(self, actions: np.ndarray, active: np.ndarray | None) -> np.ndarray:
+        """:meth:`step` for a batch of one, on Python scalars: the same turn (H2, G6, G7,
+        H3, H4) without index arrays, whose per-call cost dominates a single game."""
+        rewards = np.zeros((1, self.num_players), dtype=np.float32)
+        self.deal_over[0] = False
+        if self.game_over[0] or (active is not None
+                                 and not np.asarray(active, dtype=bool).reshape(1)[0]):
+            return rewards
+        a, s = int(actions[0]), int(self.current_player[0])
+        hand = self.hand[0, s]
+        stock_top = int(self.stock_top[0])
+        if not (0 <= a < DRAW and hand[a] > 0 or a == DRAW and stock_top < DECK_SIZE):
+            self._check_actions(np.zeros(1, np.intp), np.array([a]), np.array([s]))  # raises
+        if a < DRAW:  # H2 a: discard, then fill to L (G6/G7)
+            hand[a] -= 1
+            self.hand_size[0, s] -= 1
+            self._push_discard_one(a)
+            joker = self._draw_one(s)
+            while joker and self.stock_top[0] < DECK_SIZE and self._four_now[0] < 0:
+                joker = self._draw_one(s)
+        else:  # H2 b: turn up the stock's top card; a joker goes into the hand (L + 1)
+            c = int(self.deck[0, stock_top])
+            self.stock_top[0] = stock_top + 1
+            if c == JOKER:
+                hand[JOKER] += 1
+                self.hand_size[0, s] += 1
+                self.hand_limit[0, s] += 1
+            else:
+                self._push_discard_one(c)
+        if self._four_now[0] >= 0 or self.stock_top[0] >= DECK_SIZE:  # H4, H3
+            self._end_round(np.zeros(1, np.intp), rewards)
+        else:
+            self.current_player[0] = (s + 1) % self.num_players
+        return rewards
+
+    def _draw_one(self, s: int) -> bool:
+        """:meth:`_draw` for seat ``s`` of game 0 of a batch of one; True: drew a joker."""
+        top = int(self.stock_top[0])
+        c = int(self.deck[0, top])
+        self.stock_top[0] = top + 1
+        hand = self.hand[0, s]
+        hand[c] += 1
+        self.hand_size[0, s] += 1
+        if c == JOKER:
+            self.hand_limit[0, s] += 1
+            return True
+        if _IS_ACE[c] and (hand[ACES] > 0).all():
+            self._four_now[0] = s
+        return False
+
+    def _push_discard_one(self, c: int) -> None:
+        size = int(self.discard_size[0])
+        self.discard[0, size] = c
+        self.discard_size[0] = size + 1
+        self.discard_counts[0, c] += 1
 
     # ==================================================================================
     # round end: K1–K4
@@ -597,20 +662,38 @@ class FourAcesEngine(BatchEngine):
     # ==================================================================================
     # observation: what each player sees
     # ==================================================================================
-    def observe(self, seats: np.ndarray | None = None) -> np.ndarray:
+    def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None
+                ) -> np.ndarray:
         """float32 [B, layout.size], seat-relative (see :func:`build_layout`). Holds only
         what ``seats`` may know: own hand, every table, the discard pile, the stock size,
-        every hand size and L, scores, dealer and round."""
+        every hand size and L, scores, dealer and round. ``out`` (float32 [B, D],
+        C-contiguous): written in full and returned instead of a fresh array."""
         B, P = self.batch_size, self.num_players
+        if out is None:
+            out = np.empty((B, LAYOUT.size), dtype=np.float32)
+        else:
+            check_out(out, B, LAYOUT.size)
+        if B == 1 and (seats is None or np.size(seats) == 1):
+            seat = max(int(self.current_player[0]), 0) if seats is None else (
+                int(np.asarray(seats).reshape(-1)[0]))
+            if not 0 <= seat < P:
+                raise ValueError(f"seats must be in 0..{P - 1}")
+            self._observe_one(seat, out[0])
+            return out
         if seats is None:
             seats = np.maximum(self.current_player, 0).astype(np.intp)
         else:
             seats = np.broadcast_to(np.asarray(seats), (B,)).astype(np.intp)
             if seats.size and (seats.min() < 0 or seats.max() >= P):
                 raise ValueError(f"seats must be in 0..{P - 1}")
+        self._observe_batch(seats, out)
+        return out
+
+    def _observe_batch(self, seats: np.ndarray, out: np.ndarray) -> None:
+        """:meth:`observe` into ``out``, every entry written, whatever the batch size."""
+        B, P = self.batch_size, self.num_players
         seat_rows = self._first_row + seats  # flat row of each observer
         slot_rows = self._first_row[:, None] + self._relative[seats]  # [B, P] each slot
-        out = np.empty((B, LAYOUT.size), dtype=np.float32)
         start, stop = _SEGMENTS["num_players"]
         out[:, start:stop] = 0.0
         out[:, start + P - 3] = 1.0
@@ -643,4 +726,37 @@ class FourAcesEngine(BatchEngine):
         dealer_slot = (self.dealer - seats) % P
         np.equal(dealer_slot[:, None], _SLOT_IDS, out=out[:, slice(*_SEGMENTS["dealer"])])
         out[:, _SEGMENTS["round_number"][0]] = self.rounds_played / self.config.round_limit
-        return out
+
+    def _observe_one(self, seat: int, out: np.ndarray) -> None:
+        """:meth:`observe` of a batch of one (game 0) from ``seat`` into ``out`` (float32
+        [D]): the same values in a dozen numpy calls (their fixed cost dominates here)."""
+        P = self.num_players
+        rel = self._relative[seat]
+        out.fill(0.0)
+        out[_SEGMENTS["num_players"][0] + P - 3] = 1.0
+        out[slice(*_SEGMENTS["hand"])] = self.hand[0, seat]
+        start = _SEGMENTS["tables"][0]
+        out[start : start + P * NUM_CARDS].reshape(P, NUM_CARDS)[...] = self.table[0].take(
+            rel, axis=0)
+        out[slice(*_SEGMENTS["discard_pile"])] = self.discard_counts[0]
+        top = int(self.discard[0, max(int(self.discard_size[0]) - 1, 0)])
+        if top >= 0:
+            out[_SEGMENTS["last_discard"][0] + top] = 1.0
+        rel = rel.tolist()
+        sizes, limits = self.hand_size[0].tolist(), self.hand_limit[0].tolist()
+        totals, target = self.totals[0].tolist(), self.config.target_points
+        jokers = (int(self.hand[0, seat, JOKER]) + sum(self.table[0, :, JOKER].tolist())
+                  + int(self.discard_counts[0, JOKER]))
+        dealer = [0.0] * MAX_SLOTS
+        dealer[(int(self.dealer[0]) - seat) % P] = 1.0
+        pad = [0.0] * (MAX_SLOTS - P)
+        # stock_size .. round_number are adjacent: one write
+        out[_SEGMENTS["stock_size"][0] : _SEGMENTS["round_number"][1]] = (
+            [(DECK_SIZE - int(self.stock_top[0])) / DECK_SIZE]
+            + [sizes[r] / 5.0 for r in rel] + pad
+            + [limits[r] / 5.0 for r in rel] + pad
+            + [jokers / 2.0]
+            + [totals[r] / target for r in rel] + pad
+            + dealer
+            + [int(self.rounds_played[0]) / self.config.round_limit]
+        )
