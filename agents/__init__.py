@@ -5,7 +5,16 @@
 >>> sorted(agents.available("four_aces"))  # doctest: +SKIP
 """
 
-from agents.base import Agent, RandomAgent, sample_legal
+from agents.base import Agent, RandomAgent, act_grouped, sample_legal
 from agents.registry import GAMES, available, make, register
 
-__all__ = ["Agent", "GAMES", "RandomAgent", "available", "make", "register", "sample_legal"]
+__all__ = [
+    "Agent",
+    "GAMES",
+    "RandomAgent",
+    "act_grouped",
+    "available",
+    "make",
+    "register",
+    "sample_legal",
+]

@@ -6,6 +6,8 @@ acting seat and the legal-action mask. It never touches the engine's hidden stat
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 
@@ -49,6 +51,23 @@ def sample_legal(rng: np.random.Generator, action_masks: np.ndarray) -> np.ndarr
     if scores[np.arange(len(choice)), choice].min(initial=1.0) < 1.0:
         raise ValueError("a row of action_masks has no legal action: nothing to choose from")
     return choice.astype(np.int64)
+
+
+def act_grouped(
+    players: Sequence[Agent],
+    who: np.ndarray,
+    observations: np.ndarray,
+    action_masks: np.ndarray,
+    active: np.ndarray | None = None,
+) -> np.ndarray:
+    """int64 [N]: row i's action chosen by ``players[who[i]]``, one ``act_batch`` call per
+    player (in index order) over all its rows; rows where ``active`` is False get 0."""
+    live = np.ones(len(who), dtype=bool) if active is None else np.asarray(active, dtype=bool)
+    actions = np.zeros(len(who), dtype=np.int64)
+    for index in np.unique(who[live]):
+        rows = np.flatnonzero(live & (who == index))
+        actions[rows] = players[index].act_batch(observations[rows], action_masks[rows])
+    return actions
 
 
 class RandomAgent(Agent):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import agents
+from agents.base import act_grouped
 from envs.abracadabra import AbracadabraConfig, AbracadabraEngine
 from envs.abracadabra.engine import LAYOUT as ABRA_LAYOUT
 from envs.abracadabra.engine import PLAY_OFFSET, STOP
@@ -26,11 +27,7 @@ def play(engine, seat_agents, check_legal: bool = True) -> None:
         obs = engine.observe()
         mask = engine.legal_action_mask()
         seat = engine.current_player
-        actions = np.zeros(engine.batch_size, np.int64)
-        for s, agent in enumerate(seat_agents):
-            rows = np.flatnonzero(seat == s)
-            if len(rows):
-                actions[rows] = agent.act_batch(obs[rows], mask[rows])
+        actions = act_grouped(seat_agents, seat, obs, mask, seat >= 0)
         live = ~engine.game_over
         if check_legal:
             assert mask[np.flatnonzero(live), actions[live]].all()

@@ -31,6 +31,8 @@ import time
 
 import numpy as np
 
+from agents.base import act_grouped
+
 #: phase one-hot position of bidding in the Abracadabra observation
 _BID_PHASE = 0
 
@@ -82,12 +84,7 @@ def play_deals(engine, keys: np.ndarray, seat_agents: list) -> list[dict]:
         obs = engine.observe()
         mask = engine.legal_action_mask()
         seat = engine.current_player
-        actions = np.zeros(engine.batch_size, np.int64)
-        for s, agent in enumerate(seat_agents):
-            rows = np.flatnonzero(seat == s)
-            if len(rows):
-                actions[rows] = agent.act_batch(obs[rows], mask[rows])
-        engine.step(actions)
+        engine.step(act_grouped(seat_agents, seat, obs, mask, seat >= 0))
     return [engine.result(g) for g in range(n)]
 
 

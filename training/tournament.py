@@ -61,6 +61,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from agents.base import act_grouped
 from training import games as games_mod
 from training import stats
 
@@ -272,17 +273,13 @@ def play_chunk(
     n_deals = np.zeros(batch, dtype=np.int64)
     has_chips = hasattr(engine, "last_chips")
     rows = np.arange(batch)
-    actions = np.zeros(batch, dtype=np.int64)
     while not engine.game_over.all():
         active = ~engine.game_over
         current = np.maximum(engine.current_player.astype(np.int64), 0)
         who = seat_agent[rows, current]
         observations = engine.observe(current)
         masks = engine.legal_action_mask()
-        actions[:] = 0
-        for index in np.unique(who[active]):
-            sel = active & (who == index)
-            actions[sel] = entrants[index].act_batch(observations[sel], masks[sel])
+        actions = act_grouped(entrants, who, observations, masks, active)
         if recorder is not None:
             recorder.record(engine, actions, active)
         engine.step(actions, active)
