@@ -14,3 +14,5 @@ def test_demo_trains_evaluates_and_writes_report(tmp_path):
         assert (out / f"tournament_{game}" / "summary.csv").exists()
         assert (out / f"tournament_{game}" / "points.png").exists()
     assert "| trained |" in report
+    # a second demo replaces the first (a fresh clone holds a committed results/demo)
+    assert main(["demo", "--minutes", "0.02", "--deals", "4", "--out", str(out)]) == 0

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import time
 from pathlib import Path
 
@@ -60,7 +61,9 @@ def run(args: argparse.Namespace) -> int:
         cfg = load_config(config_path)
         if args.minutes is not None:
             cfg.max_minutes = args.minutes
-        run_dir = out / f"train_{game}"
+        run_dir, tournament_dir = out / f"train_{game}", out / f"tournament_{game}"
+        for previous in (run_dir, tournament_dir):  # each demo is a fresh run: no resuming
+            shutil.rmtree(previous, ignore_errors=True)
         print(f"\n== {game}: training {config_path} for up to {cfg.max_minutes} min ==")
         summary = train(cfg, run_dir, progress=True)
         print(f"trained {summary['steps']:,} decisions in {summary['seconds']:.0f} s")
@@ -69,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         entrants = ["trained=policy", *lineup]
         result = run_tournament(
             game, entrants, deals=args.deals, seed=args.seed, options=options,
-            out_dir=out / f"tournament_{game}",
+            out_dir=tournament_dir,
             agent_kwargs={"trained": {"path": str(run_dir / "policy.pt")}},
             command=result_command(game, args),
         )  # fmt: skip
