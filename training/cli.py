@@ -15,7 +15,7 @@ import sys
 
 #: sub-command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "demo": ("training.demo", "the main job: train both games briefly, evaluate, write results/demo"),
+    "demo": ("training.demo", "the main job: train both games briefly and evaluate them"),
     "bench": ("training.bench", "throughput of the engines against OpenSpiel; results/bench.md"),
     "tournament": ("training.tournament_cmd", "duplicate-deal tournament: ratings and CIs"),
     "bidbench": ("training.bidbench", "Abracadabra bidding strategies compared on the same deals"),
