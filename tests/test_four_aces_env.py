@@ -102,7 +102,7 @@ def test_render_smoke():
     e.reset(seed=0)
     text = e.render()
     assert "your hand" in text and "stock: 30 cards" in text
-    assert "player 3" in text
+    assert "player_3" in text
 
 
 def test_registered_in_pettingzoo_registry():

@@ -24,7 +24,7 @@ def render_text(engine, game: int = 0, seat: int = 0) -> str:
         to_act = int(engine.current_player[game])
         lines.append(
             f"Four Aces — round {int(engine.rounds_played[game]) + 1}, "
-            f"dealer {int(engine.dealer[game])}, player {to_act} to act"
+            f"dealer player_{int(engine.dealer[game])}, player_{to_act} to act"
         )
     size = int(engine.discard_size[game])
     top = pretty_card(int(engine.discard[game, size - 1])) if size else "-"
@@ -33,7 +33,7 @@ def render_text(engine, game: int = 0, seat: int = 0) -> str:
     for p in range(P):
         me = " (you)" if p == seat else ""
         lines.append(
-            f"player {p}{me}: total {int(engine.totals[game, p])}, "
+            f"player_{p}{me}: total {int(engine.totals[game, p])}, "
             f"hand {int(engine.hand_size[game, p])}/L={int(engine.hand_limit[game, p])}, "
             f"table {_cards(engine.table[game, p])}"
         )
