@@ -178,6 +178,35 @@ def random_keys(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.integers(0, 2**63, size=n, dtype=np.int64).astype(np.uint64)
 
 
+def games_to_reset(
+    batch_size: int,
+    games: np.ndarray | None,
+    game_seeds: np.ndarray | None,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rows a ``reset(games=…, game_seeds=…)`` call starts and their 64-bit keys.
+
+    ``games`` is a bool mask of shape (batch_size,) (None: every game); ``game_seeds`` one
+    key per reset game (None: fresh keys from ``rng``). Bad arguments raise ValueError.
+    """
+    if games is None:
+        rows = np.arange(batch_size)
+    else:
+        games = np.asarray(games, dtype=bool)
+        if games.shape != (batch_size,):
+            raise ValueError(f"games must be a bool mask of shape ({batch_size},)")
+        rows = np.flatnonzero(games)
+    if game_seeds is None:
+        return rows, random_keys(rng, len(rows))
+    try:
+        keys = np.asarray(game_seeds, dtype=np.uint64).reshape(-1)
+    except (OverflowError, TypeError, ValueError) as error:
+        raise ValueError(f"game_seeds must be integers in 0..2**64-1: {error}") from None
+    if len(keys) != len(rows):
+        raise ValueError(f"game_seeds holds {len(keys)} seeds for {len(rows)} games")
+    return rows, keys
+
+
 def hashed_uniform(keys: np.ndarray, counters: np.ndarray, size: int) -> np.ndarray:
     """float64 [N, size] in [0, 1): a pure function of each (key, counter) pair."""
     with np.errstate(over="ignore"):

@@ -46,7 +46,13 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import CARD_NAMES, JOKER, NUM_CARDS, RANK_OF, SUIT_OF, names, parse_card
-from envs.core import BatchEngine, check_out, hashed_uniform, random_keys, shuffled
+from envs.core import (
+    BatchEngine,
+    check_out,
+    games_to_reset,
+    hashed_uniform,
+    shuffled,
+)
 
 from .config import AbracadabraConfig
 from .observation import (  # noqa: F401  (LAYOUT and MAX_SLOTS are re-exported)
@@ -231,20 +237,7 @@ class AbracadabraEngine(BatchEngine):
         deal and its first dealer are pure functions of its key (B1, B2)."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        if games is None:
-            g = self._rows
-        else:
-            games = np.asarray(games, dtype=bool)
-            if games.shape != (self.batch_size,):
-                raise ValueError(f"games must be a bool mask of shape ({self.batch_size},)")
-            g = np.flatnonzero(games)
-        if game_seeds is not None:
-            keys = np.asarray(game_seeds).astype(np.uint64).reshape(-1)
-            if keys.shape != (len(g),):
-                raise ValueError(f"game_seeds must hold one key per reset game ({len(g)}), "
-                                 f"got {keys.shape}")
-        else:
-            keys = random_keys(self._rng, len(g))
+        g, keys = games_to_reset(self.batch_size, games, game_seeds, self._rng)
         if len(g) == 0:
             return
         self._key[g] = keys

@@ -47,8 +47,8 @@ from envs.core import (
     ObservationLayout,
     check_int,
     check_out,
+    games_to_reset,
     hashed_uniform,
-    random_keys,
 )
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.scoring import score_presence
@@ -209,22 +209,7 @@ class FourAcesEngine(BatchEngine):
         """
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        if games is None:
-            sel = np.arange(self.batch_size)
-        else:
-            games = np.asarray(games, dtype=bool)
-            if games.shape != (self.batch_size,):
-                raise ValueError(f"games must be a bool mask of shape ({self.batch_size},)")
-            sel = np.flatnonzero(games)
-        if game_seeds is not None:
-            try:
-                keys = np.asarray(game_seeds, dtype=np.uint64).reshape(-1)
-            except (OverflowError, TypeError, ValueError) as error:
-                raise ValueError(f"game_seeds must be integers in 0..2**64-1: {error}") from None
-            if len(keys) != len(sel):
-                raise ValueError(f"game_seeds holds {len(keys)} seeds for {len(sel)} games")
-        else:
-            keys = random_keys(self._rng, len(sel))
+        sel, keys = games_to_reset(self.batch_size, games, game_seeds, self._rng)
         if len(sel) == 0:
             return
         self.keys[sel] = keys
