@@ -20,6 +20,7 @@ from agents.policy_net import PolicyNet
 from envs.cards import parse_card
 from envs.four_aces.engine import LAYOUT
 from envs.four_aces.scoring import score_cards
+from tests.policy_checks import assert_same_legal_actions
 from training.games import make_engine
 from training.train import config_from_dict, load_config, train
 
@@ -161,17 +162,7 @@ def test_network_with_features_trains_and_checkpoints_round_trip(tmp_path):
     from_file = PolicyAgent("four_aces", path=path)
     engine = make_engine("four_aces", 32, num_players=4)
     engine.reset(seed=9)
-    for _ in range(8):
-        obs, masks = engine.observe(), engine.legal_action_mask()
-        live = ~engine.game_over
-        if not live.any():
-            break
-        expected = in_memory.act_batch(obs[live], masks[live])
-        np.testing.assert_array_equal(from_file.act_batch(obs[live], masks[live]), expected)
-        assert masks[live][np.arange(live.sum()), expected].all()
-        actions = np.zeros(32, dtype=np.int64)
-        actions[live] = expected
-        engine.step(actions, active=live)
+    assert_same_legal_actions(engine, in_memory, from_file, steps=8)
 
 
 def test_old_checkpoints_without_features_still_load():

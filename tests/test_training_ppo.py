@@ -17,6 +17,7 @@ import agents
 from agents import policy as policy_mod
 from agents.policy import PolicyAgent, load_checkpoint, make_checkpoint, save_checkpoint
 from agents.policy_net import PolicyNet
+from tests.policy_checks import assert_same_legal_actions
 from training.games import make_engine
 from training.train import config_from_dict, load_config, train
 
@@ -158,15 +159,7 @@ def test_checkpoint_save_load_gives_identical_actions(tmp_path):
         engine.reset(seed=5)
         in_memory = PolicyAgent(game, checkpoint=checkpoint)
         from_file = agents.make("policy", game, path=path)
-        for _ in range(10):
-            obs, masks = engine.observe(), engine.legal_action_mask()
-            live = ~engine.game_over
-            expected = in_memory.act_batch(obs[live], masks[live])
-            np.testing.assert_array_equal(from_file.act_batch(obs[live], masks[live]), expected)
-            assert masks[live][np.arange(live.sum()), expected].all()
-            actions = np.zeros(64, dtype=np.int64)
-            actions[live] = expected
-            engine.step(actions, active=live)
+        assert_same_legal_actions(engine, in_memory, from_file, steps=10)
 
 
 def test_sampling_policy_is_legal_and_seeded():
