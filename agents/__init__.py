@@ -6,7 +6,7 @@
 """
 
 from agents.base import Agent, RandomAgent, act_grouped, sample_legal
-from agents.registry import GAMES, available, make, register
+from agents.registry import GAMES, available, make, make_from_spec, register
 
 __all__ = [
     "Agent",
@@ -15,6 +15,7 @@ __all__ = [
     "act_grouped",
     "available",
     "make",
+    "make_from_spec",
     "register",
     "sample_legal",
 ]

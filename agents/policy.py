@@ -12,8 +12,9 @@
     observation_size  D, the observation length it expects
     num_actions       A, the action-space size
     model             {"hidden": [...], "activation": "tanh" | "relu",
-                       "features": "none" | "four_aces" | ...}  (agents/policy_net.py;
-                       "features" absent in older checkpoints means "none")
+                       "features": "none" | "four_aces" | ...,
+                       "delegate": None | agent name}  (agents/policy_net.py; absent
+                       "features" means "none", absent "delegate" None: agents/delegate.py)
     state_dict        the PolicyNet weights
     trained_steps     learner decisions it was trained on
     algo              "batch_ppo" | "sb3"
@@ -34,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent
+from agents.delegate import delegated
 
 FORMAT = "cardrl-policy"
 VERSION = 1
@@ -58,7 +60,8 @@ def make_checkpoint(net, game: str, options: dict, trained_steps: int = 0,
         "observation_size": config["observation_size"],
         "num_actions": config["num_actions"],
         "model": {"hidden": list(config["hidden"]), "activation": config["activation"],
-                  "features": config.get("features", "none")},
+                  "features": config.get("features", "none"),
+                  "delegate": config.get("delegate")},
         "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
         "trained_steps": int(trained_steps),
         "algo": algo,
@@ -128,6 +131,17 @@ def build_net(checkpoint: dict):
     return net.eval()
 
 
+def make_delegate(game: str, checkpoint: dict, seed: int | None = None):
+    """The delegate agent of a checkpoint whose net makes only some decisions, else None."""
+    name = checkpoint["model"].get("delegate")
+    if name is None:
+        return None
+    from agents.delegate import check_delegate
+    from agents.registry import make
+
+    return make(check_delegate(game, name), game, seed=seed)
+
+
 def variant_key(game: str, options: dict) -> str:
     """The variant a checkpoint was trained for: Abracadabra's ``variant`` or Four Aces'
     player count (the other options do not change what a seat sees or may do)."""
@@ -194,6 +208,8 @@ class PolicyAgent(Agent):
                 raise ValueError(f"the checkpoint was trained on {c['game']!r}, not {game!r}")
         self.checkpoints = candidates
         self.nets = [build_net(c).to(device) for c in candidates]
+        # the agent making the decisions a net leaves to its delegate (agents/delegate.py)
+        self.delegates = [make_delegate(game, c, seed) for c in candidates]
         #: variant key -> index of the net that plays it (routing only with several)
         self.routes = {variant_key(game, c["options"]): i for i, c in enumerate(candidates)}
 
@@ -207,28 +223,23 @@ class PolicyAgent(Agent):
         x = torch.as_tensor(net.prepare(observations), device=self.device)
         return net.logits(x, torch.as_tensor(masks, device=self.device))
 
-    def _logits(self, observations: np.ndarray, masks: np.ndarray):
-        torch = self.torch
-        observations = np.asarray(observations, dtype=np.float32)
+    def _rows_by_net(self, observations: np.ndarray):
+        """(net index, row indices) for each net that plays some of the rows."""
         if len(self.nets) == 1:
-            return self._forward(self.nets[0], observations, masks)
+            yield 0, np.arange(len(observations))
+            return
         keys = observed_variants(self.game, observations)
-        logits = torch.empty(masks.shape, dtype=torch.float32, device=self.device)
         for key in np.unique(keys):
             if key not in self.routes:
                 raise ValueError(
                     f"no committed policy for {self.game} variant {str(key)!r} (have "
                     f"{sorted(self.routes)}): train one, or pass path=...")
-            idx = np.flatnonzero(keys == key)
-            rows = torch.as_tensor(idx, device=self.device)
-            logits[rows] = self._forward(self.nets[self.routes[key]], observations[idx],
-                                         masks[idx])
-        return logits
+            yield self.routes[key], np.flatnonzero(keys == key)
 
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        masks = np.asarray(action_masks, dtype=bool)
+    def _net_act(self, index: int, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Actions of net ``index``: the argmax of its masked logits, or a sample."""
         with self.torch.inference_mode():
-            logits = self._logits(observations, masks)
+            logits = self._forward(self.nets[index], observations, masks)
             greedy = logits.argmax(dim=1).cpu().numpy().astype(np.int64)
             if not self.sample:
                 return greedy
@@ -241,3 +252,18 @@ class PolicyAgent(Agent):
         bad = ~masks[np.arange(len(actions)), actions]
         actions[bad] = greedy[bad]
         return actions.astype(np.int64)
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        masks = np.asarray(action_masks, dtype=bool)
+        observations = np.asarray(observations, dtype=np.float32)
+        actions = np.zeros(len(masks), dtype=np.int64)
+        for index, rows in self._rows_by_net(observations):
+
+            def net_act(obs, m, index=index):
+                return self._net_act(index, obs, m)
+
+            delegate = self.delegates[index]
+            act = net_act if delegate is None else delegated(self.game, net_act,
+                                                             delegate.act_batch)
+            actions[rows] = act(observations[rows], masks[rows])
+        return actions

@@ -12,6 +12,11 @@ names engineered features appended to the observation: the torch modules take
 (rollouts, the opponent pool, :class:`agents.policy.PolicyAgent`) goes through
 :meth:`PolicyNet.prepare`, so a checkpoint (whose model config holds ``features``) is
 self-describing. ``features="none"`` (the default) is the raw observation.
+
+**Delegate.** ``delegate`` (a model-config field, default None) names an agent that makes
+the decisions the network does not (:mod:`agents.delegate`: an Abracadabra network that
+only bids). The network itself is unchanged; callers route rows with
+:func:`agents.delegate.delegated`.
 """
 
 from __future__ import annotations
@@ -54,16 +59,17 @@ class PolicyNet(nn.Module):
     ``x = net.prepare(obs [N, D])`` (the observation, plus its features if any)."""
 
     def __init__(self, observation_size: int, num_actions: int, hidden=(256, 256),
-                 activation: str = "tanh", features: str = "none"):
+                 activation: str = "tanh", features: str = "none", delegate: str | None = None):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation={activation!r}: expected one of {tuple(ACTIVATIONS)}")
         hidden = [int(h) for h in hidden]
         self.features = check_features(features)
+        self.delegate = delegate  # agent making the decisions the net does not (agents/delegate.py)
         self.input_size = int(observation_size) + feature_size(features)
         self.config = {"observation_size": int(observation_size),
                        "num_actions": int(num_actions), "hidden": hidden,
-                       "activation": activation, "features": features}
+                       "activation": activation, "features": features, "delegate": delegate}
         self.actor = mlp(self.input_size, hidden, activation)
         self.actor_head = layer_init(nn.Linear(hidden[-1], num_actions), std=0.01)
         self.critic = mlp(self.input_size, hidden, activation)

@@ -47,6 +47,18 @@ def make(name: str, game: str, **kwargs) -> Agent:
     return agent
 
 
+def make_from_spec(spec: str, game: str, **kwargs) -> Agent:
+    """An agent from a command-line spec: a registered name (``heuristic``), or
+    ``policy:PATH`` for a trained checkpoint (a run's ``policy.pt``)."""
+    name, sep, path = spec.partition(":")
+    if not sep:
+        return make(spec, game, **kwargs)
+    if name != "policy" or not path:
+        raise ValueError(f"agent {spec!r}: expected a registered name or policy:PATH "
+                         f"(e.g. policy:runs/NAME/policy.pt)")
+    return make("policy", game, path=path, **kwargs)
+
+
 for _game in GAMES:
     register(_game, "random", "agents.base:RandomAgent")
     register(_game, "policy", "agents.policy:PolicyAgent")

@@ -32,11 +32,19 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.delegate import network_rows
 from agents.policy import make_checkpoint, save_checkpoint
 from agents.policy_net import PolicyNet
 from training.games import make_engine
 from training.seat_env import make_pool
-from training.train import Evaluator, TrainConfig, eval_line, frozen_act_fn, net_act_fn
+from training.train import (
+    Evaluator,
+    TrainConfig,
+    eval_line,
+    frozen_act_fn,
+    make_delegate_agent,
+    net_act_fn,
+)
 
 LEARNER = -1  # actor id of seats played (and learned from) by the learner
 
@@ -101,9 +109,15 @@ def sample_actions(net: PolicyNet, obs: np.ndarray, masks: np.ndarray):
 
 
 def collect(engine, pool, net: PolicyNet, rollout_index: int, seed: int,
-            train_self_seats: bool, reward_scale: float) -> tuple[Rollout, dict]:
-    """Play one episode in every game; the learner's decisions and rollout statistics."""
+            train_self_seats: bool, reward_scale: float,
+            delegate=None) -> tuple[Rollout, dict]:
+    """Play one episode in every game; the learner's decisions and rollout statistics.
+
+    With a ``delegate`` agent the learner's seats make only the network's decisions
+    (:func:`agents.delegate.network_rows`); the delegate plays their other decisions, which
+    are not trained on, and their rewards go to the seat's latest network decision."""
     B, P = engine.batch_size, engine.num_players
+    engine_game = None if delegate is None else delegate.game
     games = np.arange(B)
     engine.reset(seed=seed)
     learner_seat = (games + rollout_index) % P
@@ -122,9 +136,16 @@ def collect(engine, pool, net: PolicyNet, rollout_index: int, seed: int,
         live = current >= 0
         seat_actor = actors[games, np.maximum(current, 0)]
         learn = live & (seat_actor == LEARNER)
-        other = live & ~learn
         obs, masks = engine.observe(), engine.legal_action_mask()
+        delegated = np.zeros(B, dtype=bool)
+        if delegate is not None:
+            delegated = learn & ~network_rows(engine_game, masks)
+            learn &= ~delegated
+        other = live & ~learn & ~delegated
         actions[:] = 0
+        if delegated.any():
+            g = np.flatnonzero(delegated)
+            actions[g] = delegate.act_batch(obs[g], masks[g])
         if learn.any():
             g = np.flatnonzero(learn)
             x = net.prepare(obs[g])
@@ -214,9 +235,10 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False,
     pool = make_pool(cfg.game, cfg.opponents, cfg.seed, cfg.max_snapshots)
     D, A = engine.observation_size, engine.num_actions
     p = cfg.ppo
-    net = PolicyNet(D, A, p.hidden, p.activation, p.features)
+    net = PolicyNet(D, A, p.hidden, p.activation, p.features, p.delegate)
     optimizer = torch.optim.Adam(net.parameters(), lr=p.learning_rate, eps=1e-5)
-    pool.set_self(net_act_fn(net, sample=True))
+    delegate = make_delegate_agent(cfg)
+    pool.set_self(net_act_fn(net, sample=True, delegate=delegate))
     state = {"global_step": 0, "iteration": 0, "elapsed_s": 0.0, "snapshots": []}
     state_path = run_dir / "train_state.pt"
     if resume and state_path.exists():
@@ -228,7 +250,7 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False,
         torch.set_rng_state(saved["torch_rng"])
         state = {k: saved[k] for k in state}
         for snap in state["snapshots"]:
-            pool.add_snapshot(frozen_act_fn(cfg, snap, D, A))
+            pool.add_snapshot(frozen_act_fn(cfg, snap, D, A, delegate))
     writer = SummaryWriter(str(run_dir / "tb"))
     evaluator = Evaluator(cfg, run_dir)
     evaluator.baselines()
@@ -273,7 +295,7 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False,
             optimizer.param_groups[0]["lr"] = (1.0 - min(done, 1.0)) * p.learning_rate
         seed = int(rng.integers(2**62))
         buf, info = collect(engine, pool, net, state["iteration"], seed, cfg.train_self_seats,
-                            cfg.reward_scale)
+                            cfg.reward_scale, delegate)
         t_collect = time.time() - t_iter
         adv, ret = buf.advantages(p.gamma, p.gae_lambda)
         losses = ppo_update(net, optimizer, buf, adv, ret, cfg, rng)
@@ -297,7 +319,7 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False,
         if due(cfg.snapshot_interval, before):
             snap = {k: v.detach().clone() for k, v in net.state_dict().items()}
             state["snapshots"] = (state["snapshots"] + [snap])[-cfg.max_snapshots:]
-            pool.add_snapshot(frozen_act_fn(cfg, snap, D, A))
+            pool.add_snapshot(frozen_act_fn(cfg, snap, D, A, delegate))
         if due(cfg.checkpoint_interval, before):
             save_state()
         if due(cfg.eval.interval, before):

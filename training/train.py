@@ -67,6 +67,10 @@ class PPOConfig:
     # none | four_aces (Four Aces combination scores: now and after each discard, strict
     # scoring) | four_aces_free; computed from the observation only, stored in checkpoints
     features: str = "none"
+    # an agent that makes the decisions the network does not (agents/delegate.py), or None:
+    # Abracadabra `heuristic` -> the network only bids (C1); showing, card play and the call
+    # are the heuristic's. Stored in checkpoints; batch_ppo only
+    delegate: str | None = None
 
 
 @dataclass
@@ -141,6 +145,12 @@ def config_from_dict(data: dict) -> TrainConfig:
         if cfg.ppo.features != want:
             raise ValueError(f"ppo.features={cfg.ppo.features!r} scores with the other K3 "
                              f"rule than options.scoring: use {want!r}")
+    from agents.delegate import check_delegate
+
+    check_delegate(cfg.game, cfg.ppo.delegate)
+    if cfg.ppo.delegate is not None and cfg.algo == "sb3":
+        raise ValueError("ppo.delegate needs algo: batch_ppo (the sb3 path trains on every "
+                         "decision)")
     if cfg.ppo.features != "none" and cfg.algo == "sb3":
         raise ValueError("ppo.features needs algo: batch_ppo (the sb3 path feeds raw "
                          "observations to its MlpPolicy)")
@@ -294,8 +304,9 @@ def seed_everything(seed: int, threads: int) -> None:
     torch.set_num_threads(max(1, int(threads)))
 
 
-def net_act_fn(net, sample: bool = True):
-    """``act(obs, masks) -> actions`` of a PolicyNet (sampled, or greedy)."""
+def net_act_fn(net, sample: bool = True, delegate=None):
+    """``act(obs, masks) -> actions`` of a PolicyNet (sampled, or greedy); with a
+    ``delegate`` agent, the rows the net does not decide are its (agents/delegate.py)."""
     import torch
 
     def act(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -306,17 +317,31 @@ def net_act_fn(net, sample: bool = True):
                 logits = logits + gumbel
             return logits.argmax(dim=1).numpy().astype(np.int64)
 
-    return act
+    if delegate is None:
+        return act
+    from agents.delegate import delegated
+
+    return delegated(delegate.game, act, delegate.act_batch)
 
 
-def frozen_act_fn(cfg: TrainConfig, state_dict: dict, observation_size: int, num_actions: int):
+def frozen_act_fn(cfg: TrainConfig, state_dict: dict, observation_size: int, num_actions: int,
+                  delegate=None):
     """A sampling act function of a frozen copy of the learner (for snapshots)."""
     from agents.policy_net import PolicyNet
 
     net = PolicyNet(observation_size, num_actions, cfg.ppo.hidden, cfg.ppo.activation,
-                    cfg.ppo.features)
+                    cfg.ppo.features, cfg.ppo.delegate)
     net.load_state_dict(state_dict)
-    return net_act_fn(net.eval(), sample=True)
+    return net_act_fn(net.eval(), sample=True, delegate=delegate)
+
+
+def make_delegate_agent(cfg: TrainConfig):
+    """The agent making the decisions the learner's network does not, or None."""
+    if cfg.ppo.delegate is None:
+        return None
+    import agents
+
+    return agents.make(cfg.ppo.delegate, cfg.game, seed=cfg.seed + 777)
 
 
 # -- SB3 MaskablePPO path -------------------------------------------------------------------
