@@ -42,8 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="dealt keys; each is played once per strategy and once per "
                              "rotation of the mixed table (default 500)")
     parser.add_argument("--bidders", default="sure_tricks,expected_tricks,control",
-                        help="comma-separated Abracadabra agent names whose bidding is "
-                             "compared (default: sure_tricks,expected_tricks,control)")
+                        help="comma-separated Abracadabra agent names (or policy:PATH) "
+                             "whose bidding is compared (default: "
+                             "sure_tricks,expected_tricks,control)")
     parser.add_argument("--player", default="heuristic",
                         help="agent that plays the cards, shows and calls for every "
                              "seat (default heuristic)")
@@ -104,12 +105,13 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("--deals and --batch must be >= 1")
     known = agents.available("abracadabra")
     for name in bidders + [args.player]:
-        if name not in known:
-            raise SystemExit(f"unknown Abracadabra agent {name!r}: expected one of {sorted(known)}")
+        if name not in known and not name.startswith("policy:"):
+            raise SystemExit(f"unknown Abracadabra agent {name!r}: expected one of "
+                             f"{sorted(known)} or policy:PATH")
     config = AbracadabraConfig(variant=args.variant)
     P = config.num_players
-    player = agents.make(args.player, "abracadabra", seed=args.seed)
-    bid_agents = {b: agents.make(b, "abracadabra", seed=args.seed + 1 + i)
+    player = agents.make_from_spec(args.player, "abracadabra", seed=args.seed)
+    bid_agents = {b: agents.make_from_spec(b, "abracadabra", seed=args.seed + 1 + i)
                   for i, b in enumerate(bidders)}
     composite = {b: BidThenPlay(a, player, LAYOUT["phase"]) for b, a in bid_agents.items()}
     keys = np.random.default_rng(args.seed).integers(0, 2**63, size=args.deals, dtype=np.int64)

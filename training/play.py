@@ -88,10 +88,8 @@ def make_opponent(vs: str, game: str, seed: int | None):
     name of ``cardrl agents``."""
     import agents
 
-    if vs.startswith("policy:"):
-        return agents.make("policy", game, path=vs.partition(":")[2])
-    if vs == "policy":
-        return agents.make("policy", game)
+    if vs == "policy" or vs.startswith("policy:"):
+        return agents.make_from_spec(vs, game)
     return agents.make(vs, game, seed=seed)
 
 

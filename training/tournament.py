@@ -77,7 +77,8 @@ _GAMES_FILE = "games.csv"
 # -- arguments ----------------------------------------------------------------------------
 def parse_agents(entries: list[str]) -> tuple[list[str], list[str]]:
     """(labels, registry names) of the agent list. An entry is ``name`` or ``label=name``
-    (to enter the same agent twice with different kwargs). Repeated labels get ``#2``,
+    (to enter the same agent twice with different kwargs); a name may be ``policy:PATH``
+    (a trained checkpoint). Repeated labels get ``#2``,
     ``#3`` … so every entrant has its own label."""
     labels, names = [], []
     for entry in entries:
@@ -162,8 +163,9 @@ def make_spec(
         raise ValueError("a tournament needs at least one agent")
     known = agents.available(game)
     for name in names:
-        if name not in known:
-            raise ValueError(f"unknown agent {name!r} for {game}: expected one of {sorted(known)}")
+        if name not in known and not name.startswith("policy:"):
+            raise ValueError(f"unknown agent {name!r} for {game}: expected one of "
+                             f"{sorted(known)} or policy:PATH")
     options = dict(options or {})
     if "episode" in options:
         raise ValueError("pass the episode as episode=..., not inside options")
@@ -187,7 +189,7 @@ def _make_entrants(spec: TournamentSpec, chunk: int) -> list:
     for index, (label, name) in enumerate(zip(spec.labels, spec.names, strict=True)):
         kwargs = {**spec.agent_kwargs.get(name, {}), **spec.agent_kwargs.get(label, {})}
         kwargs["seed"] = agent_seed(spec.seed, chunk, index)
-        entrant = agents.make(name, spec.game, **kwargs)
+        entrant = agents.make_from_spec(name, spec.game, **kwargs)
         entrant.reset()
         entrants.append(entrant)
     return entrants

@@ -37,8 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--agents",
         required=True,
-        help="comma-separated entrants: NAME or LABEL=NAME (see `cardrl agents`); a name "
-        "may repeat. With fewer agents than seats, agents take several seats",
+        help="comma-separated entrants: NAME or LABEL=NAME (see `cardrl agents`); NAME may be "
+        "policy:PATH (a trained checkpoint) and may repeat. With fewer agents than seats, "
+        "agents take several seats",
     )
     parser.add_argument(
         "--deals",
