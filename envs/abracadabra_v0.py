@@ -116,12 +116,10 @@ Version History
 """
 from __future__ import annotations
 
-from pettingzoo.utils import wrappers
-
 from envs.abracadabra.config import AbracadabraConfig
 from envs.abracadabra.engine import AbracadabraEngine
 from envs.abracadabra.render import render_text
-from envs.pettingzoo_base import BatchEngineAEC, register_aec
+from envs.pettingzoo_base import BatchEngineAEC, register_aec, standard_wrappers
 
 __all__ = ["env", "raw_env"]
 
@@ -155,9 +153,7 @@ def env(
         max_deals=max_deals,
         render_mode=render_mode,
     )
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    return standard_wrappers(e)
 
 
 class raw_env(BatchEngineAEC):  # noqa: N801 - PettingZoo's naming convention

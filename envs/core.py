@@ -26,16 +26,36 @@ def check_int(name: str, value: object, low: int, high: int | None = None) -> No
         raise ValueError(f"{name}={value!r} is not allowed: expected an integer {bound}")
 
 
-def check_out(out: object, batch_size: int, size: int) -> None:
+def check_out(out: object, batch_size: int, size: int, int8_error: str | None = None
+              ) -> None:
     """Raise ``ValueError`` unless ``out`` can take a batch of observations in place: a
-    writeable, C-contiguous float32 array of shape ``(batch_size, size)``."""
+    writeable, C-contiguous array of shape ``(batch_size, size)``, float32 or int8 (the
+    integer observation, see :attr:`BatchEngine.observation_scale`). ``int8_error``: why
+    this engine's configuration cannot give int8 observations (None: it can)."""
     if not isinstance(out, np.ndarray):
         raise ValueError(f"out must be a numpy array, got {type(out).__name__}")
-    if out.shape != (batch_size, size) or out.dtype != np.float32:
-        raise ValueError(f"out must be float32 of shape ({batch_size}, {size}), "
+    if out.shape != (batch_size, size) or out.dtype not in (np.float32, np.int8):
+        raise ValueError(f"out must be float32 (or int8) of shape ({batch_size}, {size}), "
                          f"got {out.dtype} {out.shape}")
+    if out.dtype == np.int8 and int8_error is not None:
+        raise ValueError(f"int8 observations are not available here: {int8_error}")
     if not (out.flags.c_contiguous and out.flags.writeable):
         raise ValueError("out must be C-contiguous and writeable")
+
+
+def observation_buffer(batch_size: int, size: int, dtype: object = None,
+                       out: np.ndarray | None = None) -> np.ndarray:
+    """The array :meth:`BatchEngine.observe` writes: ``out`` if given (then ``dtype``, if
+    given, must be its dtype), else a fresh one of ``dtype`` (float32 by default, or
+    int8). Raises ``ValueError`` for another dtype or a mismatch."""
+    if dtype is not None and np.dtype(dtype) not in (np.float32, np.int8):
+        raise ValueError(f"dtype={dtype!r} is not allowed: expected float32 or int8")
+    if out is None:
+        return np.empty((batch_size, size), np.float32 if dtype is None else dtype)
+    if dtype is not None and getattr(out, "dtype", None) != np.dtype(dtype):
+        raise ValueError(f"dtype={np.dtype(dtype)} does not match out's dtype "
+                         f"{getattr(out, 'dtype', type(out).__name__)}: give one of them")
+    return out
 
 
 @dataclass(frozen=True)
@@ -107,6 +127,14 @@ class BatchEngine:
         action_names: one human-readable name per action id.
         layout: the :class:`ObservationLayout` of :meth:`observe`.
         observation_bounds: (low, high) of every observation entry.
+        observation_scale: float32 [layout.size], the scale of each column of the int8
+            observation: ``observe(out=int8 buffer) * observation_scale`` equals the
+            float32 observation (to float32 rounding: at most one unit in the last place).
+            Every float32 entry is a small integer times its column's scale (0/1 entries
+            and counts: scale 1; fractions such as tricks / cards_each: scale
+            1 / cards_each), so the int8 observation loses nothing and is a quarter of the
+            bytes. Configurations whose integers can leave -128..127 (long matches) have no
+            int8 observation: asking for one raises ``ValueError`` saying why.
         current_player: int8 [B], the seat to act in each game; -1 once the game is over.
         game_over: bool [B], the episode of that game has ended.
     """
@@ -117,6 +145,7 @@ class BatchEngine:
     action_names: tuple[str, ...]
     layout: ObservationLayout
     observation_bounds: tuple[float, float]
+    observation_scale: np.ndarray
     current_player: np.ndarray
     game_over: np.ndarray
 
@@ -134,12 +163,20 @@ class BatchEngine:
         the game is over)."""
         raise NotImplementedError
 
-    def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None
-                ) -> np.ndarray:
+    def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None,
+                dtype: object = None) -> np.ndarray:
         """float32 [B, layout.size]: each game's observation from ``seats`` (int [B];
         default the current player), seat-relative, as a fresh array; or written in full
-        into ``out`` (float32 [B, layout.size], C-contiguous; see :func:`check_out`),
-        which is returned."""
+        into ``out`` (float32 or int8 [B, layout.size], C-contiguous; see
+        :func:`check_out`), which is returned. ``dtype=np.int8`` (or an int8 ``out``)
+        gives the integer observation: times :attr:`observation_scale` it is the float32
+        one."""
+        raise NotImplementedError
+
+    def observe_one(self, seat: int, out: np.ndarray) -> None:
+        """Game 0's observation from ``seat`` written into ``out`` (float32 [layout.size]),
+        the values of :meth:`observe`, without its argument checks: the hot path of the
+        single-game AEC environment (the caller passes a valid seat and buffer)."""
         raise NotImplementedError
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
@@ -220,3 +257,63 @@ def shuffled(keys: np.ndarray, counters: np.ndarray, cards: np.ndarray) -> np.nd
     """[N, len(cards)]: ``cards`` in an independent random order for every (key, counter)."""
     order = np.argsort(hashed_uniform(keys, counters, len(cards)), axis=1, kind="stable")
     return np.asarray(cards)[order]
+
+
+# -- uniform random legal actions ------------------------------------------------------------
+_BYTE_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], np.uint8)
+
+
+def popcount64(x: np.ndarray) -> np.ndarray:
+    """uint8: the number of set bits of every uint64 of ``x`` (``np.bitwise_count`` on
+    numpy >= 2, a byte table before)."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(x)
+    x = np.ascontiguousarray(x, np.uint64)
+    return _BYTE_POPCOUNT[x.view(np.uint8)].reshape(*x.shape, 8).sum(axis=-1, dtype=np.uint8)
+
+
+def sample_uniform_legal(rng: np.random.Generator, action_masks: np.ndarray) -> np.ndarray:
+    """int64 [N]: one action per row of ``action_masks`` (bool [N, A]), drawn exactly
+    uniformly among the row's legal (True) entries.
+
+    A faster sibling of :func:`agents.base.sample_legal` (the same distribution, a
+    different random stream) for random play at large batch sizes: instead of one random
+    number per entry it draws one integer ``r`` per row, uniform in ``0..count - 1``
+    (``Generator.integers`` is unbiased), and returns the position of the row's ``r``-th
+    legal entry. The rows are packed into 64-bit words (one ``np.packbits``), counted with
+    :func:`popcount64`, and the ``r``-th set bit of the right word is found by a binary
+    search of six steps; every step is one vectorised call over the rows.
+    A row without a legal action raises ``ValueError``.
+    """
+    masks = np.asarray(action_masks)
+    if masks.ndim != 2 or masks.dtype != bool:
+        raise ValueError(f"action_masks must be a bool array [N, A], got {masks.dtype} "
+                         f"{masks.shape}")
+    n, a = masks.shape
+    width = -(-a // 64)  # 64-bit words per row
+    padded = np.zeros((n, 64 * width), bool)
+    padded[:, :a] = masks
+    words = np.packbits(padded.reshape(-1), bitorder="little").view("<u8").reshape(n, width)
+    counts = popcount64(words).astype(np.int64)  # legal entries per word
+    total = counts[:, 0].copy()
+    for w in range(1, width):
+        total += counts[:, w]
+    if total.min(initial=1) == 0:
+        row = int(np.argmin(total))
+        raise ValueError(f"row {row} of action_masks has no legal action: nothing to "
+                         "choose from (expected at least one True per row)")
+    r = rng.integers(0, total)  # the r-th legal entry of the row (0-based) is drawn
+    word = np.zeros(n, np.intp)  # the word holding it, and r within that word
+    for w in range(width - 1):
+        skip = (word == w) & (r >= counts[:, w])
+        r -= np.where(skip, counts[:, w], 0)
+        word += skip
+    x = words.reshape(-1).take(np.arange(n) * width + word)
+    # the largest bit position with at most r set bits below it is the r-th set bit
+    position = np.zeros(n, np.uint64)
+    one = np.uint64(1)
+    for step in (32, 16, 8, 4, 2, 1):
+        trial = position + np.uint64(step)
+        below = popcount64(x & ((one << trial) - one))
+        position = np.where(below <= r, trial, position)
+    return word * 64 + position.astype(np.int64)

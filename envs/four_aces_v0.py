@@ -83,13 +83,11 @@ Version History
 
 from __future__ import annotations
 
-from pettingzoo.utils import wrappers
-
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.engine import FourAcesEngine
 from envs.four_aces.render import render_text
 from envs.four_aces.scoring import score_cards
-from envs.pettingzoo_base import BatchEngineAEC, register_aec
+from envs.pettingzoo_base import BatchEngineAEC, register_aec, standard_wrappers
 
 __all__ = ["env", "raw_env", "score_cards"]
 
@@ -117,8 +115,7 @@ def env(
         max_rounds=max_rounds,
         render_mode=render_mode,
     )
-    aec = wrappers.AssertOutOfBoundsWrapper(aec)
-    return wrappers.OrderEnforcingWrapper(aec)
+    return standard_wrappers(aec)
 
 
 class raw_env(BatchEngineAEC):

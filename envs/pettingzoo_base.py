@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
 from envs.core import BatchEngine
 
@@ -53,11 +54,9 @@ class BatchEngineAEC(AECEnv):
         self._mask = self._no_mask
         self._seeded = False
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        self._seat_arrays = [np.array([i]) for i in range(engine.num_players)]
         # The observation of the current state per seat, computed on first use and kept
         # until the next reset or step; observe() returns copies of its rows.
         self._obs = np.zeros((engine.num_players, engine.observation_size), np.float32)
-        self._obs_rows = [self._obs[i : i + 1] for i in range(engine.num_players)]
         self._obs_fresh = [False] * engine.num_players
         self._result: dict | None = None
 
@@ -89,7 +88,7 @@ class BatchEngineAEC(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
         if not self._obs_fresh[seat]:
-            self.engine.observe(self._seat_arrays[seat], out=self._obs_rows[seat])
+            self.engine.observe_one(seat, self._obs[seat])
             self._obs_fresh[seat] = True
         mask = self._mask if agent == self.agent_selection and not self._over else self._no_mask
         return {"observation": self._obs[seat].copy(), "action_mask": mask.copy()}
@@ -147,7 +146,7 @@ class BatchEngineAEC(AECEnv):
             self.terminations = {a: True for a in self.agents}
         else:
             self.agent_selection = self.possible_agents[int(self.engine.current_player[0])]
-            self._mask = self.engine.legal_action_mask()[0].astype(np.int8)
+            self._mask = self.engine.legal_action_mask()[0].view(np.int8)  # (a fresh copy)
         selected, mask, no_mask = self.agent_selection, self._mask, self._no_mask
         if result is None:
             self.infos = {a: {"action_mask": mask if a == selected else no_mask}
@@ -155,6 +154,63 @@ class BatchEngineAEC(AECEnv):
         else:
             self.infos = {a: {"action_mask": mask if a == selected else no_mask,
                               "result": result} for a in self.agents}
+
+
+# -- the standard wrapper stack, without its per-call overhead --------------------------------
+#: attributes PettingZoo's OrderEnforcingWrapper refuses before the first reset
+_NEED_RESET = frozenset(
+    ("rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents",
+     "agents")
+)
+
+
+class CheckedActions(wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's ``AssertOutOfBoundsWrapper``, the same assertion made faster: an
+    integer action (``int`` or a numpy integer scalar, which ``Discrete.contains`` accepts)
+    is checked against the ``Discrete`` range directly (anything else goes to
+    ``action_space(agent).contains`` as before), and the state it reads comes straight
+    from the environment it wraps, not through ``__getattr__``."""
+
+    def step(self, action: Any) -> None:
+        env = self.env
+        agent = env.agent_selection
+        if isinstance(action, (int, np.integer)):
+            space = env.action_spaces[agent]
+            ok = space.start <= action < space.start + space.n
+        else:
+            ok = (action is None and (env.terminations[agent] or env.truncations[agent])) or (
+                env.action_space(agent).contains(action))
+        assert ok, "action is not in action space"
+        env.step(action)
+
+
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` (the same checks, errors and warnings),
+    with ``last()`` and attribute reads going straight to the unwrapped environment once
+    ``reset`` has been called, instead of through one ``__getattr__`` per wrapper layer
+    (the inner layers only forward those reads). ``api_test`` sees the standard
+    classes: both wrappers here subclass PettingZoo's."""
+
+    def __init__(self, env: AECEnv):
+        super().__init__(env)
+        self._raw = env.unwrapped
+
+    def __getattr__(self, name: str) -> Any:
+        raw = self.__dict__.get("_raw")
+        if raw is None or name[0] == "_" or (name in _NEED_RESET and not self._has_reset):
+            return super().__getattr__(name)  # PettingZoo's checks and errors
+        return getattr(raw, name)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict]:
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self._raw.last(observe)
+
+
+def standard_wrappers(env: AECEnv) -> AECEnv:
+    """``env`` in PettingZoo's standard wrappers (out-of-bounds assertion, order
+    enforcement), as :class:`CheckedActions` and :class:`OrderEnforcing`."""
+    return OrderEnforcing(CheckedActions(env))
 
 
 def register_aec(env_id: str, entry_point: str) -> None:

@@ -13,10 +13,14 @@ Rows (``engine`` in the JSON records):
 engine                 what is timed
 =====================  ==================================================================
 batch                  the batch engine at each batch size: ``observe(out=buffer)``
-                       (current players, written into one preallocated float32 buffer,
-                       as OpenSpiel's observer row does), ``legal_action_mask()``,
-                       ``sample_legal`` over the mask, ``step``; finished games are reset
-                       in place (``reset(games=engine.game_over)``)
+                       (current players, written into one preallocated buffer, as
+                       OpenSpiel's observer row does), ``legal_action_mask()``, a uniform
+                       random legal action per game
+                       (:func:`envs.core.sample_uniform_legal`), ``step``; finished games
+                       are reset in place (``reset(games=engine.game_over)``). Two rows
+                       per size (``obs`` in the records): the float32 observation, and
+                       the int8 one (``observation_scale`` documents its per-column
+                       scale; int8 * scale is the float32 observation)
 aec                    the PettingZoo AEC environment ``env()`` (standard wrappers), one
                        game, as a user's loop runs it: ``agent_iter`` / ``last`` /
                        ``step``, the mask read from the observation dict, ``reset`` when
@@ -41,7 +45,7 @@ OpenSpiel chance nodes (dealer, the deal, the trump card) are sampled uniformly 
 ``chance_outcomes()``, which is their exact distribution in ``oh_hell``; only player
 decisions count as agent-steps. The single-game loops (AEC, OpenSpiel) draw actions with
 the same sampler (Python's ``random.Random`` over the legal ids); the batched loops use
-:func:`agents.base.sample_legal`.
+:func:`envs.core.sample_uniform_legal` (exactly uniform, one random integer per game).
 
 Each row runs a warm-up and then ``--repeats`` timed runs of ``--seconds`` each; the
 figures are the medians, in one process. Memory is measured in subprocesses: state bytes
@@ -69,7 +73,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import sample_legal
+from envs.core import sample_uniform_legal
 
 #: (game, variant label) -> engine/environment options
 VARIANTS: dict[tuple[str, str], dict] = {
@@ -86,6 +90,8 @@ TARGETS = {"abracadabra": 5.0, "four_aces": 3.0}
 TARGET_BATCH = 1024
 MEMORY_BATCH = 8192
 MEMORY_STEPS = 200
+#: observation dtypes of the batch rows (--obs)
+OBS_DTYPES = ("float32", "int8")
 #: --clock choices: what a "second" is
 CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
 
@@ -100,6 +106,9 @@ class Record:
     batch: int
     steps_per_s: float
     games_per_s: float
+    #: the observation produced: "float32" or "int8" for ours, "none" (OpenSpiel bare),
+    #: "list" (information_state_tensor) or "float32" (OpenSpiel's observer)
+    obs: str = "float32"
     runs_steps_per_s: list[float] = field(default_factory=list)
 
     def public(self) -> dict:
@@ -148,12 +157,13 @@ def make_vec_env(game: str, variant: str, batch_size: int):
 Loop = Callable[[float], tuple[int, int, float]]
 
 
-def batch_loop(engine, seed: int = 0, clock: Callable[[], float] = time.perf_counter
-               ) -> Loop:
-    """Random play on a batch engine with observations and masks at every step."""
+def batch_loop(engine, seed: int = 0, clock: Callable[[], float] = time.perf_counter,
+               obs: str = "float32") -> Loop:
+    """Random play on a batch engine with observations (of dtype ``obs``) and masks at
+    every step."""
     rng = np.random.default_rng(seed)
     engine.reset(seed=seed)
-    observations = np.zeros((engine.batch_size, engine.observation_size), np.float32)
+    observations = np.zeros((engine.batch_size, engine.observation_size), np.dtype(obs))
 
     def run(seconds: float) -> tuple[int, int, float]:
         # The games carry on from the previous run: with every game of a big batch
@@ -164,7 +174,7 @@ def batch_loop(engine, seed: int = 0, clock: Callable[[], float] = time.perf_cou
             live = engine.batch_size - int(engine.game_over.sum())
             engine.observe(out=observations)
             mask = engine.legal_action_mask()
-            engine.step(sample_legal(rng, mask))
+            engine.step(sample_uniform_legal(rng, mask))
             steps += live
             deal_over = getattr(engine, "deal_over", engine.game_over)
             deals += int(deal_over.sum())
@@ -215,7 +225,7 @@ def vec_env_loop(venv, seed: int = 0, clock: Callable[[], float] = time.perf_cou
         start = clock()
         while True:
             masks = np.asarray(venv.action_masks())
-            _, _, dones, _ = venv.step(sample_legal(rng, masks))
+            _, _, dones, _ = venv.step(sample_uniform_legal(rng, masks.astype(bool)))
             steps += venv.num_envs
             deals += int(np.sum(dones))
             elapsed = clock() - start
@@ -327,7 +337,7 @@ def memory_child(game: str, variant: str, batch_size: int, steps: int) -> dict:
         engine.reset(seed=0)
         for _ in range(steps):
             engine.observe()
-            engine.step(sample_legal(rng, engine.legal_action_mask()))
+            engine.step(sample_uniform_legal(rng, engine.legal_action_mask()))
             if engine.game_over.any():
                 engine.reset(games=engine.game_over)
 
@@ -450,9 +460,13 @@ def render_markdown(
         "steps/s times the deals per step over all the row's runs. Median of the "
         "timed runs after a warm-up, one process (spread: half the range of the runs "
         "over the median). The batch rows write each step's observations into one "
-        "preallocated float32 buffer (`observe(out=...)`), exactly as the OpenSpiel observer "
-        "row does with `set_from`; the AEC rows return a fresh observation dict per "
-        "`last()`, as PettingZoo expects. Ratios are our steps/s over OpenSpiel "
+        "preallocated buffer (`observe(out=...)`), exactly as the OpenSpiel observer "
+        "row does with `set_from`: float32 (`obs` float32), or the int8 observation "
+        "(`obs` int8: the same entries as integers, `int8 * engine.observation_scale` is "
+        "the float32 observation; a quarter of the bytes); actions are drawn by "
+        "`envs.core.sample_uniform_legal` (exactly uniform over the mask). The AEC rows "
+        "return a fresh observation dict per `last()`, as PettingZoo expects. Ratios are "
+        "our steps/s over OpenSpiel "
         f"`{OPENSPIEL_GAME}` measured in the same run: *bare* (apply_action only), *obs* "
         "(`information_state_tensor()` at every decision — oh_hell implements no "
         "`observation_tensor()`), *observer* (preallocated `make_observation(...).set_from`).",
@@ -472,13 +486,14 @@ def render_markdown(
         lines.append(f"Load average (1, 5, 15 min) before the run: {before}; after: {after}.")
     lines += [""] + [f"Note: {n}" for n in notes] + ([""] if notes else [])
     lines += [
-        "| engine | game | variant | batch | agent-steps/s | deals/s "
+        "| engine | game | variant | batch | obs | agent-steps/s | deals/s "
         "| spread | × OS bare | × OS obs | × OS observer |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in records:
         lines.append(
-            f"| {r.engine} | {r.game} | {r.variant} | {r.batch} | {_fmt(r.steps_per_s)} "
+            f"| {r.engine} | {r.game} | {r.variant} | {r.batch} | {r.obs} "
+            f"| {_fmt(r.steps_per_s)} "
             f"| {_fmt(r.games_per_s)} | {_spread(r)} | {_ratio(r.steps_per_s, bare)} "
             f"| {_ratio(r.steps_per_s, obs)} | {_ratio(r.steps_per_s, observer)} |"
         )
@@ -492,14 +507,15 @@ def render_markdown(
             ]
             if not rows:
                 lines.append(f"- {game}: no batch size ≥ {TARGET_BATCH} was measured.")
-            for variant in dict.fromkeys(r.variant for r in rows):
-                best = max((r for r in rows if r.variant == variant), key=lambda r: r.steps_per_s)
+            for variant, dtype in dict.fromkeys((r.variant, r.obs) for r in rows):
+                best = max((r for r in rows if (r.variant, r.obs) == (variant, dtype)),
+                           key=lambda r: r.steps_per_s)
                 ratio = best.steps_per_s / bare
                 verdict = "met" if ratio >= target else "NOT met"
                 lines.append(
-                    f"- {game} `{variant}` batch engine, best at batch ≥ {TARGET_BATCH}: "
-                    f"{ratio:.1f}× OpenSpiel bare (batch {best.batch}); target "
-                    f"≥ {target:g}×: {verdict}."
+                    f"- {game} `{variant}` batch engine, {dtype} observations, best at batch "
+                    f"≥ {TARGET_BATCH}: {ratio:.1f}× OpenSpiel bare (batch {best.batch}); "
+                    f"target ≥ {target:g}×: {verdict}."
                 )
         for r in records:
             if r.engine == "aec" and obs:
@@ -545,19 +561,21 @@ def plot(records: list[Record], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(8, 5.5))
     styles = {"batch": ("o", "-"), "vecenv": ("s", "--"), "aec": ("*", "")}
     for engine, (marker, line) in styles.items():
-        keys = dict.fromkeys((r.game, r.variant) for r in records if r.engine == engine)
-        for game, variant in keys:
+        keys = dict.fromkeys((r.game, r.variant, r.obs) for r in records if r.engine == engine)
+        for game, variant, obs in keys:
             rows = sorted(
-                (r for r in records if (r.engine, r.game, r.variant) == (engine, game, variant)),
+                (r for r in records
+                 if (r.engine, r.game, r.variant, r.obs) == (engine, game, variant, obs)),
                 key=lambda r: r.batch,
             )
+            int8 = obs == "int8"
             ax.plot(
                 [r.batch for r in rows],
                 [r.steps_per_s for r in rows],
                 marker=marker,
-                linestyle=line or "none",
+                linestyle=":" if int8 and line else line or "none",
                 markersize=12 if engine == "aec" else 6,
-                label=f"{engine}: {game} {variant}",
+                label=f"{engine}: {game} {variant}" + (" (int8 obs)" if int8 else ""),
             )
     colours = {"openspiel_bare": "black", "openspiel_obs": "grey", "openspiel_observer": "brown"}
     for r in records:
@@ -586,6 +604,15 @@ def _batch_sizes(text: str) -> list[int]:
     if not sizes or min(sizes) < 1:
         raise argparse.ArgumentTypeError(f"--batch {text!r}: sizes must be >= 1")
     return sizes
+
+
+def _obs_dtypes(text: str) -> list[str]:
+    dtypes = [x.strip() for x in text.split(",") if x.strip()]
+    if not dtypes or any(d not in OBS_DTYPES for d in dtypes):
+        raise argparse.ArgumentTypeError(
+            f"--obs {text!r}: expected a comma-separated subset of {', '.join(OBS_DTYPES)}"
+        )
+    return list(dict.fromkeys(dtypes))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -644,6 +671,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="wall: elapsed time (default); cpu: this process's CPU time, steadier on a "
         "machine shared with other jobs",
     )
+    parser.add_argument(
+        "--obs", type=_obs_dtypes, default=list(OBS_DTYPES), metavar="DTYPE,...",
+        help="observation dtypes of the batch-engine rows: float32 and/or int8 (the int8 "
+        "observation times engine.observation_scale is the float32 one; default: both)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the random play (default 0)")
 
 
@@ -667,6 +699,8 @@ def command_line(args: argparse.Namespace) -> str:
         parts.append(f"--memory-batch {args.memory_batch}")
     if args.clock != "wall":
         parts.append(f"--clock {args.clock}")
+    if args.obs != list(OBS_DTYPES):
+        parts.append("--obs " + ",".join(args.obs))
     if args.seed:
         parts.append(f"--seed {args.seed}")
     return " ".join(parts)
@@ -685,21 +719,23 @@ def run(args: argparse.Namespace) -> int:
     info["clock"] = args.clock
     notes: list[str] = []
     records: list[Record] = []
-    jobs: list[tuple[str, str, str, int, Callable[[], Loop | None]]] = []
+    # (engine, game, variant, batch, obs, factory of the timed loop or None)
+    jobs: list[tuple[str, str, str, int, str, Callable[[], Loop | None]]] = []
 
     for game, variant in variants:
         for b in args.batch:
-            jobs.append(("batch", game, variant, b,
-                         lambda g=game, v=variant, b=b: batch_loop(make_batch_engine(g, v, b),
-                                                                   args.seed, clock)))
-        jobs.append(("aec", game, variant, 1,
+            for obs in args.obs:
+                jobs.append(("batch", game, variant, b, obs,
+                             lambda g=game, v=variant, b=b, o=obs: batch_loop(
+                                 make_batch_engine(g, v, b), args.seed, clock, o)))
+        jobs.append(("aec", game, variant, 1, "float32",
                      lambda g=game, v=variant: aec_loop(make_aec_env(g, v), args.seed, clock)))
         for b in args.batch:
             def vec(g=game, v=variant, b=b):
                 venv = make_vec_env(g, v, b)
                 return None if venv is None else vec_env_loop(venv, args.seed, clock)
 
-            jobs.append(("vecenv", game, variant, b, vec))
+            jobs.append(("vecenv", game, variant, b, "float32", vec))
     if args.no_openspiel:
         notes.append("OpenSpiel rows skipped (--no-openspiel).")
     elif importlib.util.find_spec("pyspiel") is None:
@@ -708,27 +744,27 @@ def run(args: argparse.Namespace) -> int:
             "(pip install -e '.[bench]')."
         )
     else:
-        for mode in OPENSPIEL_MODES:
-            jobs.append((mode, "oh_hell", "players=4,num_tricks_fixed=12", 1,
+        for mode, obs in zip(OPENSPIEL_MODES, ("none", "list", "float32"), strict=True):
+            jobs.append((mode, "oh_hell", "players=4,num_tricks_fixed=12", 1, obs,
                          lambda m=mode: openspiel_loop(m, args.seed, clock)))
 
     if importlib.util.find_spec("training.vec_env") is None:
         notes.append("no VecEnv rows: training.vec_env does not exist yet.")
     start = time.perf_counter()
     rows, loops = [], []
-    for engine, game, variant, b, factory in jobs:
+    for engine, game, variant, b, obs, factory in jobs:
         loop = factory()
         if loop is not None:
-            rows.append((engine, game, variant, b))
+            rows.append((engine, game, variant, b, obs))
             loops.append(loop)
-    labels = [f"{e:18s} {g:11s} {v:14.14s} batch {b:5d}" for e, g, v, b in rows]
+    labels = [f"{e:18s} {g:11s} {v:14.14s} batch {b:5d} {o:7s}" for e, g, v, b, o in rows]
     rates = measure(loops, args.seconds, args.repeats, labels)
-    for (engine, game, variant, b), (step_rates, deals_per_step) in zip(rows, rates,
-                                                                         strict=True):
+    for (engine, game, variant, b, obs), (step_rates, deals_per_step) in zip(rows, rates,
+                                                                              strict=True):
         steps_per_s = statistics.median(step_rates)
         records.append(
             Record(engine, game, variant, b, steps_per_s, steps_per_s * deals_per_step,
-                   step_rates)
+                   obs, step_rates)
         )
     del loops
 

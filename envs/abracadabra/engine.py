@@ -51,6 +51,7 @@ from envs.core import (
     check_out,
     games_to_reset,
     hashed_uniform,
+    observation_buffer,
     shuffled,
 )
 
@@ -59,6 +60,8 @@ from .observation import (  # noqa: F401  (LAYOUT and MAX_SLOTS are re-exported)
     LAYOUT,
     MAX_SLOTS,
     ObservationEncoder,
+    int8_error,
+    observation_scale,
     slot_tables,
     unpack_cards,
 )
@@ -145,6 +148,8 @@ class AbracadabraEngine(BatchEngine):
         self.action_names = ACTION_NAMES
         self.layout = LAYOUT
         self.observation_bounds = (0.0, 1.0e6)
+        self.observation_scale = observation_scale(config)  # of the int8 observation
+        self._int8_error = int8_error(config)  # None: int8 observations are exact
         self.deck = config.deck
         self.has_dummy = config.spec.has_dummy
         self._bonus = np.array((0, *config.bonus), np.int32)  # S1 by hitter count
@@ -820,23 +825,23 @@ class AbracadabraEngine(BatchEngine):
     # ===================================================================================
     # observation
     # ===================================================================================
-    def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None
-                ) -> np.ndarray:
+    def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None,
+                dtype: object = None) -> np.ndarray:
         """float32 [B, layout.size] from each game's ``seats`` (default: the seat to act,
         seat 0 once over), seat-relative: the observer is player slot 0. Only what that
         seat may know: own hand, the dummy's face-up hand, shown cards, public history.
-        Built by :class:`~.observation.ObservationEncoder`. ``out`` (float32 [B, D],
-        C-contiguous): written in full and returned instead of a fresh array."""
+        Built by :class:`~.observation.ObservationEncoder`. ``out`` (float32 or int8
+        [B, D], C-contiguous): written in full and returned instead of a fresh array.
+        ``dtype=np.int8`` or an int8 ``out``: the integer observation, which times
+        :attr:`observation_scale` is the float32 one (``episode="deal"`` only)."""
         B, P = self.batch_size, self.num_players
-        if out is not None:
-            check_out(out, B, self.layout.size)
-        if B == 1 and (seats is None or np.size(seats) == 1):
+        out = observation_buffer(B, self.layout.size, dtype, out)
+        check_out(out, B, self.layout.size, self._int8_error)
+        if B == 1 and (seats is None or np.size(seats) == 1) and out.dtype == np.float32:
             seat = max(int(self.current_player[0]), 0) if seats is None else (
                 int(np.asarray(seats).reshape(-1)[0]))
             if not 0 <= seat < P:
                 raise ValueError(f"seats must be 1 seat numbers in 0..{P - 1}, got {seats}")
-            if out is None:
-                out = np.empty((1, self.layout.size), np.float32)
             self._encoder.encode_one(self, seat, out[0])
             return out
         if seats is None:
@@ -846,6 +851,10 @@ class AbracadabraEngine(BatchEngine):
             if seats.shape != (B,) or (seats < 0).any() or (seats >= P).any():
                 raise ValueError(f"seats must be {B} seat numbers in 0..{P - 1}, got {seats}")
         return self._encoder.encode(self, seats, out)
+
+    def observe_one(self, seat: int, out: np.ndarray) -> None:
+        """See :meth:`envs.core.BatchEngine.observe_one` (game 0, no argument checks)."""
+        self._encoder.encode_one(self, seat, out)
 
     # ===================================================================================
     # results and inspection

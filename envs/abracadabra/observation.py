@@ -92,6 +92,36 @@ SINK = _COL["shown_count"]
 _EMPTY = np.zeros(1, np.uint64)  # the empty card set
 
 
+def observation_scale(cfg) -> np.ndarray:
+    """float32 [755]: the scale of every column of the int8 observation (see
+    :attr:`envs.core.BatchEngine.observation_scale`): 1 for the 0/1 entries,
+    1 / cards_each for shown_count, tricks_won and tricks_played (their integers are
+    counts), 1 / target_points for scores (match totals), 1 / (10 * ante) for pot (chips)
+    and 1 / max deals for deal_number (deals finished)."""
+    scale = np.ones(LAYOUT.size, np.float64)
+    for name in ("shown_count", "tricks_won", "tricks_played"):
+        scale[LAYOUT[name]] = 1.0 / cfg.cards_each
+    scale[LAYOUT["scores"]] = 1.0 / cfg.target_points
+    scale[LAYOUT["pot"]] = 1.0 / (10.0 * cfg.ante)
+    scale[LAYOUT["deal_number"]] = 1.0 / cfg.deals_limit
+    return scale.astype(np.float32)
+
+
+def int8_error(cfg) -> str | None:
+    """Why ``cfg`` has no exact int8 observation, or None if it has one: every integer
+    (counts, points, chips) must stay in -128..127."""
+    if cfg.episode != "deal":
+        return ("episode='match' carries totals, the pot and the deal count across deals, "
+                "beyond int8; use episode='deal' or float32 observations")
+    stake = cfg.ante if cfg.raise_mode == "multiple" else cfg.raise_increment
+    most_chips = cfg.num_players * cfg.ante + cfg.cards_each * stake  # C2 + D2
+    most_points = max(cfg.bonus) + cfg.cards_each + 2 * 4  # S1–S3 (4 cards of a rank)
+    if most_chips > 127 or most_points > 127:
+        return (f"the pot can reach {most_chips} chips (ante={cfg.ante}, "
+                f"{cfg.raise_mode} raises), beyond int8's 127; use float32 observations")
+    return None
+
+
 def slot_tables(num_players: int, num_hands: int) -> tuple[np.ndarray, np.ndarray]:
     """hand_at_slot [P, H]: which hand the observer ``o`` sees at relative slot ``s``;
     slot_of_hand [P, H]: the inverse. Players are rotated (observer = slot 0); the dummy
@@ -177,15 +207,22 @@ class ObservationEncoder:
     def encode(self, e: AbracadabraEngine, seats: np.ndarray,
                out: np.ndarray | None = None) -> np.ndarray:
         """float32 [B, 755]: the observation of each game from ``seats`` (int [B]), written
-        into ``out`` (every entry) when given, else into a fresh array."""
+        into ``out`` (every entry) when given, else into a fresh array. An int8 ``out``
+        gets the integer observation (see :func:`observation_scale`): the 0/1 part is
+        written straight into it, the counts after it, and no float32 array is made."""
         B, P, H, E = e.batch_size, self.num_players, self.num_hands, self.cards_each
+        int8 = out is not None and out.dtype == np.int8
         # Per-slot quantities are laid out [slot, B] (slot-major): every row is contiguous
         hand_at = self.hand_at_t.take(seats, axis=1)  # [H, B]: hand seen at each slot
         by_hand = hand_at + self.row_h  # [H, B]: flat indices of [B, H] arrays, by slot
         by_player = hand_at[:P] + self.row_p  # [P, B]: flat indices of [B, P] arrays
         by_seat = seats * (P + 1) + 1  # + seat: index into a table by [observer, seat]
         by_hand_of = seats * (H + 1) + 1  # + hand: index into a table by [observer, hand]
-        bits = np.zeros((B, LAYOUT.size), bool)  # the 0/1 entries
+        if int8:  # the 0/1 entries, in place (one memset beats clearing column ranges)
+            bits = out.view(bool)
+            bits.fill(False)
+        else:
+            bits = np.zeros((B, LAYOUT.size), bool)  # the 0/1 entries
 
         # -- one-hot entries: one column per entry, then a single scatter -----------------
         always = [
@@ -230,6 +267,17 @@ class ObservationEncoder:
         hand, played = _COL["hand"], _COL["played"]
         bits[:, hand : hand + 3 * NUM_CARDS].reshape(B, 3, NUM_CARDS)[...] = cards[:, :3]
         bits[:, played : played + H * NUM_CARDS].reshape(B, H, NUM_CARDS)[...] = cards[:, 3:]
+
+        if int8:  # the counts whose float32 entries are fractions
+            out[:, _COL["shown_count"]] = e._num_shown  # (also clears the SINK)
+            tail = out[:, _TAIL:_TAIL_STOP]
+            tail[:, _T["tricks_won"] : _T["tricks_won"] + H] = (
+                e._tricks_won.reshape(-1).take(by_hand).T)
+            tail[:, _T["tricks_played"]] = e._tricks_done
+            tail[:, _T["called"] : _T["called"] + P] = e._called.reshape(-1).take(by_player).T
+            tail[:, _T["scores"] : _T["scores"] + P] = e.totals.reshape(-1).take(by_player).T
+            tail[:, _T["pot"]] = e.pot  # (deal_number: 0, int8 needs episode="deal")
+            return out
 
         # -- float32, then the fractional entries -----------------------------------------
         if out is None:

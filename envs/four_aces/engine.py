@@ -49,6 +49,7 @@ from envs.core import (
     check_out,
     games_to_reset,
     hashed_uniform,
+    observation_buffer,
 )
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.scoring import score_presence
@@ -106,6 +107,33 @@ def build_layout() -> ObservationLayout:
 
 
 LAYOUT = build_layout()
+
+
+def observation_scale(config: FourAcesConfig) -> np.ndarray:
+    """float32 [D]: the scale of every column of the int8 observation (see
+    :attr:`envs.core.BatchEngine.observation_scale`): 1 for the counts and one-hots,
+    1/54 for stock_size (cards left), 1/5 for hand_sizes and hand_limits, 1/2 for
+    jokers_seen, 1 / target_points for scores and 1 / max rounds for round_number."""
+    scale = np.ones(LAYOUT.size, np.float64)
+    scale[LAYOUT["stock_size"]] = 1.0 / DECK_SIZE
+    scale[LAYOUT["hand_sizes"]] = scale[LAYOUT["hand_limits"]] = 1.0 / 5
+    scale[LAYOUT["jokers_seen"]] = 1.0 / 2
+    scale[LAYOUT["scores"]] = 1.0 / config.target_points
+    scale[LAYOUT["round_number"]] = 1.0 / config.round_limit
+    return scale.astype(np.float32)
+
+
+def int8_error(config: FourAcesConfig) -> str | None:
+    """Why ``config`` has no exact int8 observation, or None: the match totals (scores)
+    must stay in -128..127."""
+    if config.episode != "round":
+        return ("episode='match' accumulates totals and rounds beyond int8; use "
+                "episode='round' or float32 observations")
+    if max(config.target_points, MAX_ROUND_POINTS) > 127:
+        return (f"target_points={config.target_points} (a four-aces round's points) is "
+                "beyond int8's 127; use float32 observations")
+    return None
+
 #: (start, stop) of each observation segment, as plain ints for the hot path
 _SEGMENTS = {seg.name: (seg.start, seg.start + seg.size) for seg in LAYOUT}
 
@@ -139,6 +167,8 @@ class FourAcesEngine(BatchEngine):
             float(min(0.0, MIN_ROUND_POINTS * rounds / target)),
             float(max(2.0, max_total / target)),
         )
+        self.observation_scale = observation_scale(config)  # of the int8 observation
+        self._int8_error = int8_error(config)  # None: int8 observations are exact
         self._rng = np.random.default_rng()
 
         # -- state: one row per game ----------------------------------------------------
@@ -647,18 +677,18 @@ class FourAcesEngine(BatchEngine):
     # ==================================================================================
     # observation: what each player sees
     # ==================================================================================
-    def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None
-                ) -> np.ndarray:
+    def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None,
+                dtype: object = None) -> np.ndarray:
         """float32 [B, layout.size], seat-relative (see :func:`build_layout`). Holds only
         what ``seats`` may know: own hand, every table, the discard pile, the stock size,
-        every hand size and L, scores, dealer and round. ``out`` (float32 [B, D],
-        C-contiguous): written in full and returned instead of a fresh array."""
+        every hand size and L, scores, dealer and round. ``out`` (float32 or int8 [B, D],
+        C-contiguous): written in full and returned instead of a fresh array.
+        ``dtype=np.int8`` or an int8 ``out``: the integer observation, which times
+        :attr:`observation_scale` is the float32 one (``episode="round"`` only)."""
         B, P = self.batch_size, self.num_players
-        if out is None:
-            out = np.empty((B, LAYOUT.size), dtype=np.float32)
-        else:
-            check_out(out, B, LAYOUT.size)
-        if B == 1 and (seats is None or np.size(seats) == 1):
+        out = observation_buffer(B, LAYOUT.size, dtype, out)
+        check_out(out, B, LAYOUT.size, self._int8_error)
+        if B == 1 and (seats is None or np.size(seats) == 1) and out.dtype == np.float32:
             seat = max(int(self.current_player[0]), 0) if seats is None else (
                 int(np.asarray(seats).reshape(-1)[0]))
             if not 0 <= seat < P:
@@ -674,9 +704,16 @@ class FourAcesEngine(BatchEngine):
         self._observe_batch(seats, out)
         return out
 
+    def observe_one(self, seat: int, out: np.ndarray) -> None:
+        """See :meth:`envs.core.BatchEngine.observe_one` (game 0, no argument checks)."""
+        self._observe_one(seat, out)
+
     def _observe_batch(self, seats: np.ndarray, out: np.ndarray) -> None:
-        """:meth:`observe` into ``out``, every entry written, whatever the batch size."""
+        """:meth:`observe` into ``out``, every entry written, whatever the batch size. An
+        int8 ``out`` gets the integers of the fractional entries (cards left, hand sizes,
+        jokers, totals, rounds): see :func:`observation_scale`."""
         B, P = self.batch_size, self.num_players
+        int8 = out.dtype == np.int8
         seat_rows = self._first_row + seats  # flat row of each observer
         slot_rows = self._first_row[:, None] + self._relative[seats]  # [B, P] each slot
         start, stop = _SEGMENTS["num_players"]
@@ -691,26 +728,29 @@ class FourAcesEngine(BatchEngine):
         out[:, slice(*_SEGMENTS["discard_pile"])] = self.discard_counts
         top = self.discard[np.arange(B), np.maximum(self.discard_size - 1, 0)]  # -1: empty
         np.equal(top[:, None], _CARD_IDS, out=out[:, slice(*_SEGMENTS["last_discard"])])
-        out[:, _SEGMENTS["stock_size"][0]] = (DECK_SIZE - self.stock_top) / DECK_SIZE
+        left = DECK_SIZE - self.stock_top
+        out[:, _SEGMENTS["stock_size"][0]] = left if int8 else left / DECK_SIZE
         for name, values in (
             ("hand_sizes", self._hand_size_flat),
             ("hand_limits", self._hand_limit_flat),
         ):
             start, stop = _SEGMENTS[name]
-            out[:, start : start + P] = _FIFTHS[values[slot_rows]]
+            out[:, start : start + P] = values[slot_rows] if int8 else _FIFTHS[values[slot_rows]]
             out[:, start + P : stop] = 0.0
         jokers = (
             hand[seat_rows, JOKER].astype(np.int32)
             + np.einsum("bp->b", self.table[:, :, JOKER])  # (faster than sum(axis=1))
             + self.discard_counts[:, JOKER]
         )
-        out[:, _SEGMENTS["jokers_seen"][0]] = jokers / 2.0
+        out[:, _SEGMENTS["jokers_seen"][0]] = jokers if int8 else jokers / 2.0
         start, stop = _SEGMENTS["scores"]
-        out[:, start : start + P] = self.totals.reshape(-1)[slot_rows] / self.config.target_points
+        totals = self.totals.reshape(-1)[slot_rows]
+        out[:, start : start + P] = totals if int8 else totals / self.config.target_points
         out[:, start + P : stop] = 0.0
         dealer_slot = (self.dealer - seats) % P
         np.equal(dealer_slot[:, None], _SLOT_IDS, out=out[:, slice(*_SEGMENTS["dealer"])])
-        out[:, _SEGMENTS["round_number"][0]] = self.rounds_played / self.config.round_limit
+        rounds = self.rounds_played
+        out[:, _SEGMENTS["round_number"][0]] = rounds if int8 else rounds / self.config.round_limit
 
     def _observe_one(self, seat: int, out: np.ndarray) -> None:
         """:meth:`observe` of a batch of one (game 0) from ``seat`` into ``out`` (float32

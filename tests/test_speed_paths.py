@@ -1,0 +1,181 @@
+"""The paths added for speed (issue #6) give what the plain paths give.
+
+* the int8 observation times ``observation_scale`` is the float32 observation, entry for
+  entry, over random playouts of every variant (batch and single game, any seats), and
+  the float32 observation keeps its dtype; configurations whose integers leave int8 refuse
+  it with a ``ValueError`` saying why;
+* :func:`envs.core.sample_uniform_legal` picks legal actions, uniformly;
+* ``observe_one`` (the AEC hot path) equals ``observe`` for every seat;
+* the standard wrapper stack of ``env()`` (PettingZoo's wrappers, subclassed to skip
+  their per-call forwarding) keeps their classes, checks and errors.
+
+No timing assertions: speed is measured by ``cardrl bench``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pettingzoo.utils import wrappers
+
+from envs import abracadabra_v0, four_aces_v0
+from envs.abracadabra import AbracadabraConfig, AbracadabraEngine
+from envs.core import sample_uniform_legal
+from envs.four_aces.config import FourAcesConfig
+from envs.four_aces.engine import FourAcesEngine
+
+INT8_CONFIGS = [("abra", dict(variant=v, call_mode=c))
+                for v in ("four", "three", "two_dummy", "two") for c in ("manual", "auto")]
+INT8_CONFIGS += [("abra", dict(variant="three", ante=3, raise_mode="add", raise_increment=2))]
+INT8_CONFIGS += [("four", dict(num_players=p, scoring=s))
+                 for p in (3, 4, 5) for s in ("strict", "free")]
+
+
+def make(kind: str, options: dict, batch_size: int):
+    if kind == "abra":
+        return AbracadabraEngine(AbracadabraConfig(**options), batch_size)
+    return FourAcesEngine(FourAcesConfig(**options), batch_size)
+
+
+def random_actions(rng, engine):
+    mask = engine.legal_action_mask()
+    return sample_uniform_legal(rng, np.where(engine.game_over[:, None], True, mask))
+
+
+@pytest.mark.parametrize(("kind", "options"), INT8_CONFIGS)
+def test_int8_observation_times_scale_is_the_float32_observation(kind, options):
+    rng = np.random.default_rng(3)
+    for B in (1, 6):
+        e = make(kind, options, B)
+        e.reset(seed=4)
+        scale = e.observation_scale
+        assert scale.dtype == np.float32 and scale.shape == (e.observation_size,)
+        garbage = np.full((B, e.observation_size), 77, np.int8)
+        for _ in range(250):
+            seats = rng.integers(0, e.num_players, B)
+            for who in (None, seats):
+                floats = e.observe(who)
+                assert floats.dtype == np.float32  # the default is unchanged
+                ints = e.observe(who, dtype=np.int8)
+                assert ints.dtype == np.int8
+                assert np.array_equal(e.observe(who, out=garbage), ints)  # written in full
+                # exact integers, and int8 * scale is the float32 value to float32 rounding
+                assert np.array_equal(np.rint(floats / scale), ints)
+                np.testing.assert_allclose(ints * scale, floats, rtol=2.5e-7, atol=0)
+            e.step(random_actions(rng, e))
+            if e.game_over.any():
+                e.reset(games=e.game_over)
+
+
+@pytest.mark.parametrize(("kind", "options", "why"), [
+    ("abra", dict(episode="match"), "episode='match'"),
+    ("abra", dict(variant="three", ante=10), "pot can reach"),
+    ("four", dict(episode="match"), "episode='match'"),
+    ("four", dict(target_points=200), "target_points=200"),
+])
+def test_int8_refused_where_integers_leave_int8(kind, options, why):
+    e = make(kind, options, 3)
+    e.reset(seed=0)
+    with pytest.raises(ValueError, match=why):
+        e.observe(dtype=np.int8)
+    with pytest.raises(ValueError, match=why):
+        e.observe(out=np.zeros((3, e.observation_size), np.int8))
+    assert e.observe().dtype == np.float32  # float32 still works
+
+
+@pytest.mark.parametrize("kind", ["abra", "four"])
+def test_observe_dtype_arguments_are_checked(kind):
+    e = make(kind, {}, 2)
+    e.reset(seed=0)
+    with pytest.raises(ValueError, match="float32 or int8"):
+        e.observe(dtype=np.float64)
+    with pytest.raises(ValueError, match="does not match"):
+        e.observe(out=np.zeros((2, e.observation_size), np.float32), dtype=np.int8)
+    with pytest.raises(ValueError, match="float32"):
+        e.observe(out=np.zeros((2, e.observation_size), np.int16))
+
+
+@pytest.mark.parametrize(("kind", "options"), [("abra", dict(variant="two_dummy")),
+                                               ("abra", {}), ("four", dict(num_players=5))])
+def test_observe_one_equals_observe(kind, options):
+    rng = np.random.default_rng(5)
+    e = make(kind, options, 1)
+    e.reset(seed=6)
+    row = np.full(e.observation_size, np.nan, np.float32)
+    for _ in range(200):
+        for seat in range(e.num_players):
+            e.observe_one(seat, row)
+            assert np.array_equal(row, e.observe(np.array([seat]))[0])
+        e.step(random_actions(rng, e))
+        if e.game_over.any():
+            e.reset(games=e.game_over)
+
+
+# -- the uniform legal sampler ----------------------------------------------------------------
+def test_sample_uniform_legal_is_legal_and_uniform():
+    rng = np.random.default_rng(7)
+    n, width = 60_000, 130  # three 64-bit words per row
+    legal = [0, 5, 63, 64, 100, 127, 128, 129]
+    masks = np.zeros((n, width), bool)
+    masks[:, legal] = True
+    masks[1::2, 129] = False  # odd rows: 7 legal actions
+    masks[::3] = False
+    masks[::3, 77] = True  # every third row: a single legal action
+    actions = sample_uniform_legal(rng, masks)
+    assert actions.dtype == np.int64
+    assert masks[np.arange(n), actions].all()
+    assert (actions[::3] == 77).all()
+    for rows, k in ((np.arange(n)[(np.arange(n) % 3 != 0) & (np.arange(n) % 2 == 0)], 8),
+                    (np.arange(n)[(np.arange(n) % 3 != 0) & (np.arange(n) % 2 == 1)], 7)):
+        counts = np.bincount(actions[rows], minlength=width)[legal[:k]]
+        expected = len(rows) / k
+        chi2 = ((counts - expected) ** 2 / expected).sum()
+        assert chi2 < 30, (counts, chi2)  # k - 1 <= 7 degrees of freedom: p < 1e-4
+
+
+def test_sample_uniform_legal_matches_small_exact_distribution():
+    # every legal action of a 3-of-5 row, drawn many times: each about a third
+    rng = np.random.default_rng(8)
+    masks = np.tile(np.array([[False, True, False, True, True]]), (30_000, 1))
+    counts = np.bincount(sample_uniform_legal(rng, masks), minlength=5)
+    assert counts[[0, 2]].sum() == 0
+    assert np.all(np.abs(counts[[1, 3, 4]] / 30_000 - 1 / 3) < 0.015)
+
+
+def test_sample_uniform_legal_rejects_bad_masks():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="row 1 of action_masks has no legal action"):
+        sample_uniform_legal(rng, np.array([[True, False], [False, False]]))
+    with pytest.raises(ValueError, match="bool array"):
+        sample_uniform_legal(rng, np.ones((2, 3), np.int8))
+
+
+# -- the wrapper stack of env() ---------------------------------------------------------------
+@pytest.mark.parametrize("module", [abracadabra_v0, four_aces_v0])
+def test_env_wrappers_keep_pettingzoo_checks(module):
+    env = module.env()
+    assert isinstance(env, wrappers.OrderEnforcingWrapper)
+    assert isinstance(env.env, wrappers.AssertOutOfBoundsWrapper)
+    with pytest.raises(AttributeError, match="before reset"):
+        env.agent_selection  # noqa: B018
+    with pytest.raises(AttributeError, match="before reset"):
+        env.last()
+    with pytest.raises(AttributeError, match="private attribute"):
+        env._mask  # noqa: B018
+    env.reset(seed=0)
+    n = env.action_space(env.agent_selection).n
+    for bad in (n, -1, np.int64(n), 1.5, "0"):
+        with pytest.raises(AssertionError, match="not in action space"):
+            env.step(bad)
+    with pytest.raises(AssertionError, match="not in action space"):
+        env.step(None)  # None is only for finished agents
+    raw = env.unwrapped
+    observation, reward, termination, truncation, info = env.last()
+    raw_observation = raw.observe(raw.agent_selection)
+    assert np.array_equal(observation["observation"], raw_observation["observation"])
+    assert np.array_equal(observation["action_mask"], raw_observation["action_mask"])
+    assert (reward, termination, truncation) == (0.0, False, False)
+    assert env.agents == raw.agents and env.agent_selection == raw.agent_selection
+    action = np.int64(np.flatnonzero(observation["action_mask"])[0])  # a numpy integer
+    env.step(action)
+    assert env.agent_selection == raw.agent_selection
