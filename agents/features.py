@@ -1,6 +1,9 @@
 """Engineered input features of policy networks, computed from the observation alone.
 
-A plain MLP on the raw Four Aces observation learns the K2/K3 combination score (RULES.md)
+Abracadabra: :func:`abracadabra_features` gives a network that learns to bid the heuristic
+bidders' hand evaluation (expected and sure tricks, their bids) and the bidding so far.
+
+Four Aces: a plain MLP on the raw observation learns the K2/K3 combination score (RULES.md)
 very slowly from one-hot cards, yet the score is cheap to compute exactly
 (:func:`envs.four_aces.scoring.score_presence`). :func:`four_aces_features` hands the
 network, per observation, the score it holds now and the score after each possible
@@ -86,9 +89,57 @@ def four_aces_features(observations: np.ndarray, scoring: str = "strict") -> np.
     return out
 
 
+MAX_BID = 13  #: Abracadabra bids are 0..13 (C1)
+
+#: the columns of :func:`abracadabra_features`, in order
+ABRACADABRA_COLUMNS = (
+    ["expected_tricks"]  # the card-strength model's expected tricks of own hand, / 13
+    + [f"expected_bid:{k}" for k in range(MAX_BID + 1)]  # one-hot: expected_tricks' bid
+    + [f"sure_bid:{k}" for k in range(MAX_BID + 1)]  # one-hot: sure_tricks' bid
+    + [f"control_bid:{k}" for k in range(MAX_BID + 1)]  # one-hot: control's bid
+    + [f"top_bid:{k}" for k in range(-1, MAX_BID + 1)]  # one-hot: highest bid so far (-1 none)
+    + [f"bids_made:{k}" for k in range(4)]  # one-hot: bids before this one (bidding order)
+)
+ABRACADABRA_SIZE = len(ABRACADABRA_COLUMNS)
+
+
+def abracadabra_features(observations: np.ndarray) -> np.ndarray:
+    """Abracadabra bidding features of an observation batch: what the heuristic bidders
+    (:mod:`agents.abracadabra_heuristics`) read from the hand, so a network that learns to
+    bid starts from their hand evaluation and learns when to depart from it.
+
+    Returns float32 [N, ``ABRACADABRA_SIZE``], columns :data:`ABRACADABRA_COLUMNS`: the
+    expected tricks of own hand (/13); one-hot bids of ``expected_tricks``, ``sure_tricks``
+    and ``control`` (clipped to 0..13); the highest bid so far (-1: none) and how many
+    players have bid (C1–C3). Outside bidding the bids are those the hand would make now.
+    """
+    from agents.abracadabra_heuristics import ControlAgent, _Table, expected_tricks, sure_tricks
+
+    obs = np.asarray(observations, dtype=np.float32)
+    table = _Table(obs)
+    n = table.n
+    rows = np.arange(n)
+    expected = expected_tricks(table, table.hand)
+    out = np.zeros((n, ABRACADABRA_SIZE), dtype=np.float32)
+    out[:, 0] = expected / MAX_BID
+    column = 1
+    bids = (np.rint(expected), sure_tricks(table, table.hand),
+            ControlAgent("abracadabra").bid_values(table))
+    for values in bids:
+        out[rows, column + np.clip(values, 0, MAX_BID).astype(np.int64)] = 1.0
+        column += MAX_BID + 1
+    top = np.clip(table.bids.max(axis=1), -1, MAX_BID)
+    out[rows, column + 1 + top] = 1.0
+    column += MAX_BID + 2
+    made = np.clip((table.bids >= 0).sum(axis=1), 0, 3)
+    out[rows, column + made] = 1.0
+    return out
+
+
 #: feature set name -> (number of columns, function of the observation batch)
 FEATURES = {
     "none": (0, None),
+    "abracadabra": (ABRACADABRA_SIZE, abracadabra_features),
     "four_aces": (FOUR_ACES_SIZE, four_aces_features),  # strict scoring (the default)
     "four_aces_free": (FOUR_ACES_SIZE, lambda obs: four_aces_features(obs, "free")),
 }

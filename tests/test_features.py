@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+import agents
 from agents.features import (
     FOUR_ACES_COLUMNS,
     FOUR_ACES_SIZE,
@@ -174,3 +175,38 @@ def test_old_checkpoints_without_features_still_load():
     obs = played_observations(1, batch=4)
     masks = np.ones((len(obs), 54), dtype=bool)
     assert agent.act_batch(obs, masks).shape == (len(obs),)
+
+
+@pytest.mark.parametrize("variant", ["four", "three", "two_dummy", "two"])
+def test_abracadabra_bid_features_are_the_heuristic_bids_and_the_bidding_so_far(variant):
+    """C1-C3: at every bid, the one-hot bids equal what each heuristic bidder does, the top
+    bid is the highest bid already made and bids_made counts them."""
+    from agents.features import ABRACADABRA_COLUMNS, abracadabra_features
+
+    engine = make_engine("abracadabra", 128, variant=variant)
+    engine.reset(seed=4)
+    bidders = {name: agents.make(name, "abracadabra") for name in
+               ("expected_tricks", "sure_tricks", "control")}
+    made = np.zeros(128, dtype=np.int64)
+    top = np.full(128, -1)
+    checked = 0
+    while (engine.legal_action_mask()[:, :14].any(axis=1)).any():
+        obs, masks = engine.observe(), engine.legal_action_mask()
+        bidding = masks[:, :14].any(axis=1)
+        features = abracadabra_features(obs[bidding])
+        assert features.shape[1] == len(ABRACADABRA_COLUMNS)
+        blocks = np.split(features[:, 1:], np.cumsum([14, 14, 14, 15]), axis=1)
+        for block in blocks:
+            np.testing.assert_array_equal(block.sum(axis=1), 1.0)  # one-hot
+        for block, name in zip(blocks[:3], bidders, strict=True):
+            acts = bidders[name].act_batch(obs[bidding], masks[bidding])
+            legal_max = masks[bidding, :14].sum(axis=1) - 1
+            np.testing.assert_array_equal(np.minimum(block.argmax(axis=1), legal_max), acts)
+        np.testing.assert_array_equal(blocks[3].argmax(axis=1) - 1, top[bidding])
+        np.testing.assert_array_equal(blocks[4].argmax(axis=1), made[bidding])
+        actions = bidders["control"].act_batch(obs, masks)
+        top = np.where(bidding, np.maximum(top, actions), top)
+        made += bidding
+        checked += int(bidding.sum())
+        engine.step(actions, active=engine.current_player >= 0)
+    assert checked >= 128 * 2

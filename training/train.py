@@ -64,7 +64,8 @@ class PPOConfig:
     hidden: list[int] = field(default_factory=lambda: [256, 256])  # MLP widths (actor, critic)
     activation: str = "tanh"  # tanh | relu
     # engineered input features appended to the observation (agents/features.py FEATURES):
-    # none | four_aces (Four Aces combination scores: now and after each discard, strict
+    # none | abracadabra (heuristic bidders' hand evaluation, bidding so far) | four_aces
+    # (Four Aces combination scores: now and after each discard, strict
     # scoring) | four_aces_free; computed from the observation only, stored in checkpoints
     features: str = "none"
     # an agent that makes the decisions the network does not (agents/delegate.py), or None:
