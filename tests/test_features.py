@@ -210,3 +210,31 @@ def test_abracadabra_bid_features_are_the_heuristic_bids_and_the_bidding_so_far(
         checked += int(bidding.sum())
         engine.step(actions, active=engine.current_player >= 0)
     assert checked >= 128 * 2
+
+
+def test_refill_features_are_the_greedy_discarders_option_values():
+    """G6/H2: refill_value:c is greedy's expected value of discarding c (after one refill),
+    turn_up_value its value of turning up; so greedy's choice is their maximum."""
+    from agents.features import FOUR_ACES_REFILL_SIZE, REFILL_COLUMNS, four_aces_refill_features
+
+    engine = make_engine("four_aces", 64, num_players=4)
+    engine.reset(seed=9)
+    greedy = agents.make("greedy", "four_aces")
+    for _ in range(12):
+        obs, masks = engine.observe(), engine.legal_action_mask()
+        live = engine.current_player >= 0
+        features = four_aces_refill_features(obs[live])
+        assert features.shape == (int(live.sum()), FOUR_ACES_REFILL_SIZE)
+        np.testing.assert_array_equal(features[:, :FOUR_ACES_SIZE], four_aces_features(obs[live]))
+        refill = features[:, FOUR_ACES_SIZE:]
+        assert refill.shape[1] == len(REFILL_COLUMNS) == 54
+        held = np.rint(obs[live][:, LAYOUT["hand"]]) > 0  # [n, 53]
+        assert (refill[:, :53][~held] == 0).all()
+        options = np.where(masks[live] & np.concatenate([held, np.ones((len(held), 1), bool)],
+                                                       axis=1), refill, -np.inf)
+        chosen = greedy.act_batch(obs[live], masks[live])  # ties may break either way
+        np.testing.assert_allclose(options[np.arange(len(chosen)), chosen],
+                                   options.max(axis=1), atol=1e-6)
+        actions = np.zeros(64, dtype=np.int64)
+        actions[live] = greedy.act_batch(obs[live], masks[live])
+        engine.step(actions, active=live)

@@ -66,7 +66,9 @@ class PPOConfig:
     # engineered input features appended to the observation (agents/features.py FEATURES):
     # none | abracadabra (heuristic bidders' hand evaluation, bidding so far) | four_aces
     # (Four Aces combination scores: now and after each discard, strict
-    # scoring) | four_aces_free; computed from the observation only, stored in checkpoints
+    # scoring) | four_aces_free | four_aces_refill (four_aces + the greedy discarder's
+    # expected value of each discard after one refill); computed from the observation only,
+    # stored in checkpoints
     features: str = "none"
     # an agent that makes the decisions the network does not (agents/delegate.py), or None:
     # Abracadabra `heuristic` -> the network only bids (C1); showing, card play and the call
@@ -142,10 +144,11 @@ def config_from_dict(data: dict) -> TrainConfig:
     if cfg.ppo.features != "none" and not cfg.ppo.features.startswith(cfg.game):
         raise ValueError(f"ppo.features={cfg.ppo.features!r} does not fit game {cfg.game!r}")
     if cfg.ppo.features.startswith("four_aces"):
-        want = "four_aces_free" if cfg.options.get("scoring") == "free" else "four_aces"
-        if cfg.ppo.features != want:
+        free = cfg.options.get("scoring") == "free"
+        if (cfg.ppo.features == "four_aces_free") != free:
+            want = "four_aces_free" if free else "four_aces or four_aces_refill"
             raise ValueError(f"ppo.features={cfg.ppo.features!r} scores with the other K3 "
-                             f"rule than options.scoring: use {want!r}")
+                             f"rule than options.scoring: use {want}")
     from agents.delegate import check_delegate
 
     check_delegate(cfg.game, cfg.ppo.delegate)
