@@ -5,7 +5,8 @@
   the float32 observation keeps its dtype; configurations whose integers leave int8 refuse
   it with a ``ValueError`` saying why;
 * :func:`envs.core.sample_uniform_legal` picks legal actions, uniformly;
-* ``observe_one`` (the AEC hot path) equals ``observe`` for every seat;
+* ``observe_one`` (the AEC hot path) equals ``observe`` and the batch encoder for every
+  seat; ``stable_argsort_rows`` (behind every shuffle) is numpy's stable argsort;
 * the standard wrapper stack of ``env()`` (PettingZoo's wrappers, subclassed to skip
   their per-call forwarding) keeps their classes, checks and errors.
 
@@ -20,7 +21,7 @@ from pettingzoo.utils import wrappers
 
 from envs import abracadabra_v0, four_aces_v0
 from envs.abracadabra import AbracadabraConfig, AbracadabraEngine
-from envs.core import sample_uniform_legal
+from envs.core import sample_uniform_legal, stable_argsort_rows
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.engine import FourAcesEngine
 
@@ -95,17 +96,33 @@ def test_observe_dtype_arguments_are_checked(kind):
         e.observe(out=np.zeros((2, e.observation_size), np.int16))
 
 
+def batch_encoder_row(e, seat: int) -> np.ndarray:
+    """Game 0's observation from ``seat`` by the batch encoder (``observe`` of a batch
+    of one takes the single-game path, which is what is checked)."""
+    ref = np.full((1, e.observation_size), np.nan, np.float32)
+    if isinstance(e, AbracadabraEngine):
+        e._encoder.encode(e, np.array([seat]), ref)
+    else:
+        e._observe_batch(np.array([seat]), ref)
+    return ref[0]
+
+
 @pytest.mark.parametrize(("kind", "options"), [("abra", dict(variant="two_dummy")),
-                                               ("abra", {}), ("four", dict(num_players=5))])
+                                               ("abra", {}), ("abra", dict(variant="three")),
+                                               ("abra", dict(variant="two")),
+                                               ("abra", dict(episode="match")),
+                                               ("four", dict(num_players=5)),
+                                               ("four", dict(num_players=3))])
 def test_observe_one_equals_observe(kind, options):
     rng = np.random.default_rng(5)
     e = make(kind, options, 1)
     e.reset(seed=6)
     row = np.full(e.observation_size, np.nan, np.float32)
-    for _ in range(200):
+    for _ in range(300):
         for seat in range(e.num_players):
             e.observe_one(seat, row)
             assert np.array_equal(row, e.observe(np.array([seat]))[0])
+            assert np.array_equal(row, batch_encoder_row(e, seat))
         e.step(random_actions(rng, e))
         if e.game_over.any():
             e.reset(games=e.game_over)
@@ -179,3 +196,14 @@ def test_env_wrappers_keep_pettingzoo_checks(module):
     action = np.int64(np.flatnonzero(observation["action_mask"])[0])  # a numpy integer
     env.step(action)
     assert env.agent_selection == raw.agent_selection
+
+
+# -- the row sort behind every shuffle ---------------------------------------------------------
+@pytest.mark.parametrize("rows", [1, 40, 500])
+def test_stable_argsort_rows_is_the_stable_argsort(rows):
+    rng = np.random.default_rng(rows)
+    values = rng.random((rows, 54))
+    assert np.array_equal(stable_argsort_rows(values), np.argsort(values, axis=1, kind="stable"))
+    values[::3, 7] = values[::3, 20]  # ties: the stable order keeps them in index order
+    values[::5, :4] = 0.5
+    assert np.array_equal(stable_argsort_rows(values), np.argsort(values, axis=1, kind="stable"))

@@ -22,6 +22,8 @@ from training.games import make_engine
 from training.train import config_from_dict, load_config, train
 
 CONFIGS = sorted(glob.glob(str(Path(__file__).resolve().parents[1] / "configs" / "*.yaml")))
+#: a config whose network makes every decision from the raw observation (what sb3 trains)
+FULL_PLAY = str(Path(__file__).resolve().parents[1] / "configs" / "abracadabra_four_full.yaml")
 
 
 def tiny(cfg, steps: int = 300):
@@ -72,7 +74,7 @@ def test_smoke_train_every_config(path, tmp_path):
 
 
 def test_smoke_train_sb3(tmp_path):
-    cfg = tiny(load_config(CONFIGS[0]))
+    cfg = tiny(load_config(FULL_PLAY))
     cfg.algo = "sb3"
     summary = train(cfg, tmp_path / "run", progress=False)
     assert summary["steps"] >= 300
@@ -90,7 +92,7 @@ def test_smoke_train_sb3(tmp_path):
 
 @pytest.mark.parametrize("algo", ["batch_ppo", "sb3"])
 def test_resume_continues_the_step_count(algo, tmp_path):
-    cfg = tiny(load_config(CONFIGS[0]), steps=200)
+    cfg = tiny(load_config(FULL_PLAY), steps=200)
     cfg.algo = algo
     cfg.opponents = [{"name": "random", "weight": 1.0}]
     cfg.eval.opponent = "random"

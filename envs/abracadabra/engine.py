@@ -53,6 +53,7 @@ from envs.core import (
     hashed_uniform,
     observation_buffer,
     shuffled,
+    stable_argsort_rows,
 )
 
 from .config import AbracadabraConfig
@@ -272,9 +273,10 @@ class AbracadabraEngine(BatchEngine):
         if uniforms is None:
             cards = shuffled(self._key[g], self._deal_index[g], self.deck)  # [n, D]
         else:
-            cards = self.deck[np.argsort(uniforms, axis=1, kind="stable")]
+            cards = self.deck[stable_argsort_rows(uniforms)]
         dealt = cards[:, : H * E].reshape(n, H, E)  # hand h gets the h-th E cards
-        self._hand_bits[g] = CARD_BIT[dealt].sum(axis=2)  # distinct bits: sum == union
+        # distinct bits: their sum is their union (einsum: a fast sum over the short axis)
+        self._hand_bits[g] = np.einsum("ijk->ij", CARD_BIT[dealt])
         if len(self.deck) > H * E:
             self._set_leftover(g, cards[:, H * E])
         else:
@@ -453,8 +455,10 @@ class AbracadabraEngine(BatchEngine):
         if phase == PLAY:
             hand = self._hand_bits[0, self._to_play[0]]
             led_card = self._trick[0, self._leader[0]]
-            follow = hand & FOLLOW_BITS[self._trump[0] + 1, led_card + 1]
-            mask[0, PLAY_OFFSET : PLAY_OFFSET + NUM_CARDS] = unpack_cards(follow or hand)
+            legal = int(hand & FOLLOW_BITS[self._trump[0] + 1, led_card + 1]) or int(hand)
+            packed = np.frombuffer(legal.to_bytes(8, "little"), np.uint8)
+            mask[0, PLAY_OFFSET : PLAY_OFFSET + NUM_CARDS] = np.unpackbits(
+                packed, count=NUM_CARDS, bitorder="little")
         elif phase != OVER:
             fill = (self._legal_bid, self._legal_show, self._legal_call)[phase]
             fill(self._rows, mask)
@@ -731,7 +735,8 @@ class AbracadabraEngine(BatchEngine):
         done = self._tricks_done[g] + 1
         self._tricks_done[g] = done
         target = self._target[g]
-        self._rank_cards.reshape(-1)[at] += (BID_VALUE[trick] == target[:, None]).sum(axis=1)
+        of_rank = (BID_VALUE[trick] == target[:, None]).view(np.int8)  # [n, H] of 0/1
+        self._rank_cards.reshape(-1)[at] += np.einsum("ij->i", of_rank)  # (a fast row sum)
         if self.has_dummy:
             # E4: the winner (a player) controls the dummy; when the dummy leads, the seat
             # that did not control it in the trick just played does

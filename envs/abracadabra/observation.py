@@ -5,15 +5,15 @@ clockwise, the dummy (``two_dummy``) keeps the slot after the players. The encod
 one observation per game of the batch with a fixed, small number of numpy calls whatever
 the batch size, and no per-game Python loop:
 
-1. every one-hot entry is a column number looked up in a table precomputed per variant
-   (indexed by the observer seat and the state value, "none" first so that the state's
-   -1 is index 0); entries that are off point at the column ``SINK``; all are set with one
-   scatter;
-2. card sets (own hand, dummy hand, shown cards, cards played per relative hand) are
-   ``uint64`` bit sets in the engine; they are gathered per relative slot and unpacked to
-   bools with one ``np.unpackbits``;
-3. the 0/1 part is built as bools (a quarter of the bytes of float32) and converted to the
-   float32 result in one pass; the few fractional entries are written last.
+1. the 0/1 part of each row is built as bits, twelve 64-bit words per game (column ``c``
+   is bit ``c % 64`` of word ``c // 64``): card sets (own hand, dummy hand, shown cards,
+   cards played per relative hand) are ``uint64`` bit sets in the engine, shifted into
+   place; every one-hot entry is looked up in a table precomputed per variant (indexed by
+   the observer seat and the state value, "none" first so that the state's -1 is index
+   0) that gives its bit in each word it can fall in;
+2. the words are unpacked to bytes with one ``np.unpackbits``, the counts are put in their
+   columns, and the rows are copied into the result at once (int8), or converted to
+   float32 in one pass and the fractional entries written last.
 
 Gathers use flat indices (``array.reshape(-1).take(row * width + column)``): numpy's
 fancy indexing with two index arrays costs several times more.
@@ -85,11 +85,13 @@ _TAIL, _TAIL_STOP = _COL["tricks_won"], LAYOUT.segments["deal_number"].stop
 _T = {name: _COL[name] - _TAIL for name in _TAIL_NAMES}  # offsets inside the tail
 assert sum(LAYOUT.segments[n].size for n in _TAIL_NAMES) == _TAIL_STOP - _TAIL
 
-#: Where one-hot entries that are off are written: ``shown_count``, a fractional entry
-#: that is always written after the 0/1 part is converted, so whatever lands there is
-#: overwritten (the alternative, a spare column past the end, costs a strided copy).
+#: The column the one-hot column tables give to entries that are off: ``shown_count``,
+#: never a one-hot column; the bit tables made from them (:func:`_word_bits`, and the
+#: Python integers of ``encode_one``) give such entries no bit at all.
 SINK = _COL["shown_count"]
-_EMPTY = np.zeros(1, np.uint64)  # the empty card set
+_PACKED_BYTES = -(-LAYOUT.size // 8)  # encode_one: the 0/1 part as bytes of 8 columns
+_WORDS = -(-LAYOUT.size // 64)  # encode: the 0/1 part of a row as 64-bit words
+_BLOCK = 1024  # encode: games unpacked at a time (about 0.8 MB of bytes: stays in cache)
 
 
 def observation_scale(cfg) -> np.ndarray:
@@ -151,6 +153,29 @@ def _none_first(table: np.ndarray) -> np.ndarray:
     return np.concatenate([pad, table], axis=-1).reshape(-1)
 
 
+def _word_bits(col_table: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """A one-hot column table (flat; ``SINK``: off) as bits: ``(word, bits)`` for every
+    64-bit word its columns fall in, ``bits[i]`` the bit of entry ``i`` in that word (0
+    when the entry is off or in another word)."""
+    cols = np.asarray(col_table, np.int64).reshape(-1)
+    on = cols != SINK
+    tables = []
+    for word in np.unique(cols[on] // 64).tolist():
+        here = on & (cols // 64 == word)
+        bit = np.left_shift(np.uint64(1), (cols % 64).astype(np.uint64))
+        tables.append((word, np.where(here, bit, np.uint64(0))))
+    return tables
+
+
+def _place(words: np.ndarray, card_sets: np.ndarray, col: int) -> None:
+    """OR the 53-bit ``card_sets`` (uint64 [B]) into ``words`` ([words, B]) from column
+    ``col`` on (card ``c`` at column ``col + c``)."""
+    word, shift = divmod(col, 64)
+    words[word] |= card_sets << np.uint64(shift)
+    if shift + NUM_CARDS > 64:
+        words[word + 1] |= card_sets >> np.uint64(64 - shift)
+
+
 class ObservationEncoder:
     """Column tables of one variant; :meth:`encode` builds a batch of observations."""
 
@@ -189,27 +214,33 @@ class ObservationEncoder:
             _COL["trick"] + NUM_CARDS * np.arange(H)[:, None] + np.arange(NUM_CARDS)[None, :])
         self.bid_row = (14 + 1) * np.arange(P)[:, None] + 1  # + bid: index into bid_col
         self.trick_row = (NUM_CARDS + 1) * np.arange(H)[:, None] + 1  # + card: trick_col
-        # flat row offsets of [B, P] and [B, H] state arrays, and of the observation
+        # the same tables as bits in the 64-bit words of a row (encode)
+        self.bits = {name: _word_bits(getattr(self, name + "_col")) for name in (
+            "leftover", "trump", "phase", "target", "dealer", "declarer", "dummy_ctrl",
+            "leader", "acting", "bid", "trick")}
+        self.base_words = np.zeros(_WORDS, np.uint64)  # the bits every row has: variant
+        self.base_words[self.variant_col // 64] = np.uint64(1) << np.uint64(
+            self.variant_col % 64)
+        # flat row offsets of [B, P] and [B, H] state arrays
         rows = np.arange(B)
-        self.row_p, self.row_h, self.row_obs = rows * P, rows * H, rows * LAYOUT.size
+        self.row_p, self.row_h = rows * P, rows * H
         # -- the same tables as Python lists, for encode_one (a batch of one) -------------
         self.hand_at_list = hand_at.tolist()  # [observer][slot] -> hand
-        self.one_cols = {name: getattr(self, name).tolist() for name in (
-            "leftover_col", "trump_col", "phase_col", "target_col", "dealer_col",
-            "declarer_col", "dummy_ctrl_col", "leader_col", "acting_col", "bid_col",
-            "trick_col")}
+        # one-hot tables as Python integers: the entry's bit (1 << column), 0 when off
+        self.one_bits = {name: [0 if c == SINK else 1 << c for c in getattr(
+            self, name + "_col").tolist()] for name in (
+            "leftover", "trump", "phase", "target", "dealer", "declarer", "dummy_ctrl",
+            "leader", "acting", "bid", "trick")}
+        self.variant_bit = 1 << self.variant_col
         self.bid_row_list = self.bid_row[:, 0].tolist()
-        # [observer] -> indices into (hand bits [H], played bits [H], shown, empty set)
-        self.one_sets = [np.array([o, P if self.has_dummy else 2 * H + 1, 2 * H]
-                                  + [H + h for h in hand_at[o]]) for o in range(P)]
         self.trick_row_list = self.trick_row[:, 0].tolist()
 
     def encode(self, e: AbracadabraEngine, seats: np.ndarray,
                out: np.ndarray | None = None) -> np.ndarray:
         """float32 [B, 755]: the observation of each game from ``seats`` (int [B]), written
         into ``out`` (every entry) when given, else into a fresh array. An int8 ``out``
-        gets the integer observation (see :func:`observation_scale`): the 0/1 part is
-        written straight into it, the counts after it, and no float32 array is made."""
+        gets the integer observation (see :func:`observation_scale`): the 0/1 part and the
+        counts are assembled as bytes and copied into it, and no float32 array is made."""
         B, P, H, E = e.batch_size, self.num_players, self.num_hands, self.cards_each
         int8 = out is not None and out.dtype == np.int8
         # Per-slot quantities are laid out [slot, B] (slot-major): every row is contiguous
@@ -218,136 +249,131 @@ class ObservationEncoder:
         by_player = hand_at[:P] + self.row_p  # [P, B]: flat indices of [B, P] arrays
         by_seat = seats * (P + 1) + 1  # + seat: index into a table by [observer, seat]
         by_hand_of = seats * (H + 1) + 1  # + hand: index into a table by [observer, hand]
-        if int8:  # the 0/1 entries, in place (one memset beats clearing column ranges)
-            bits = out.view(bool)
-            bits.fill(False)
-        else:
-            bits = np.zeros((B, LAYOUT.size), bool)  # the 0/1 entries
 
-        # -- one-hot entries: one column per entry, then a single scatter -----------------
-        always = [
-            np.full(B, self.variant_col),
-            self.leftover_col.take(e._leftover + 1),
-            self.trump_col.take(e._trump + 1),
-            self.phase_col.take(e._phase),
-            self.dealer_col.take(by_seat + e._dealer),
-            self.declarer_col.take(by_seat + e._declarer),
-            self.target_col.take(e._target + 1),
-        ]
-        # the hand acting: in PLAY the hand whose card is next (maybe the dummy), else the
-        # seat to act (-1 once over: turned off below with the other live-only entries)
+        # -- the 0/1 part as bits: words[w, g] holds columns 64w .. 64w + 63 of game g ----
+        words = np.empty((_WORDS, B), np.uint64)
+        words[...] = self.base_words[:, None]
+        # card sets: own hand, dummy hand, shown; cards played per relative hand
+        _place(words, e._hand_bits.reshape(-1).take(by_hand[0]), _COL["hand"])
+        if self.has_dummy:
+            _place(words, e._hand_bits[:, P], _COL["dummy_hand"])
+        _place(words, e._shown_bits, _COL["shown"])
+        played = e._played_bits.reshape(-1).take(by_hand)  # [H, B]
+        for s in range(H):
+            _place(words, played[s], _COL["played"] + s * NUM_CARDS)
+        # one-hot entries: (table, index [B] or [slots, B]); the hand acting: in PLAY the
+        # hand whose card is next (maybe the dummy), else the seat to act
         acting = np.where(e._phase == self.play, e._to_play, e.current_player)
-        live_only = [
-            self.leader_col.take(by_hand_of + e._leader),
-            self.acting_col.take(by_hand_of + acting),
+        one_hots = [
+            ("leftover", e._leftover + 1),
+            ("trump", e._trump + 1),
+            ("phase", e._phase),
+            ("dealer", by_seat + e._dealer),
+            ("declarer", by_seat + e._declarer),
+            ("target", e._target + 1),
+            ("bid", self.bid_row + e._bids.reshape(-1).take(by_player)),  # [P, B]
+            ("trick", self.trick_row + e._trick.reshape(-1).take(by_hand)),  # [H, B]
         ]
+        live_only = [("leader", by_hand_of + e._leader), ("acting", by_hand_of + acting)]
         if self.has_dummy:
-            live_only.append(self.dummy_ctrl_col.take(by_seat + e._dummy_ctrl))
-        cols = np.concatenate([
-            np.stack(always),
-            self.bid_col.take(self.bid_row + e._bids.reshape(-1).take(by_player)),
-            self.trick_col.take(self.trick_row + e._trick.reshape(-1).take(by_hand)),
-            np.stack(live_only),
-        ])  # [K, B]: the column of every one-hot entry
-        over = e._phase == self.over
-        if over.any():
-            cols[-len(live_only):, over] = SINK
-        cols += self.row_obs
-        bits.reshape(-1)[cols] = True
+            live_only.append(("dummy_ctrl", by_seat + e._dummy_ctrl))
+        for name, index in one_hots:
+            for word, bits in self.bits[name]:
+                found = bits.take(index)
+                words[word] |= found if found.ndim == 1 else np.bitwise_or.reduce(found)
+        live = np.where(e._phase == self.over, np.uint64(0), ~np.uint64(0))  # off once over
+        for name, index in live_only:
+            for word, bits in self.bits[name]:
+                words[word] |= bits.take(index) & live
+        words = np.ascontiguousarray(words.T)  # [B, words]: each game's bits together
 
-        # -- card sets: own hand, dummy hand, shown; cards played per relative hand -------
-        sets = np.zeros((3 + H, B), np.uint64)
-        sets[0] = e._hand_bits.reshape(-1).take(by_hand[0])
-        if self.has_dummy:
-            sets[1] = e._hand_bits[:, P]
-        sets[2] = e._shown_bits
-        sets[3:] = e._played_bits.reshape(-1).take(by_hand)
-        cards = unpack_cards(sets).transpose(1, 0, 2)  # [B, 3 + H, 53]
-        # written through [B, slots, 53] views of the observation (no intermediate copy)
-        hand, played = _COL["hand"], _COL["played"]
-        bits[:, hand : hand + 3 * NUM_CARDS].reshape(B, 3, NUM_CARDS)[...] = cards[:, :3]
-        bits[:, played : played + H * NUM_CARDS].reshape(B, H, NUM_CARDS)[...] = cards[:, 3:]
-
-        if int8:  # the counts whose float32 entries are fractions
-            out[:, _COL["shown_count"]] = e._num_shown  # (also clears the SINK)
-            tail = out[:, _TAIL:_TAIL_STOP]
+        # -- the counts: shown_count, and the adjacent tricks_won .. deal_number ----------
+        if int8:  # integers; float32: the fractions (see observation_scale)
+            shown = e._num_shown
+            tail = np.zeros((B, _TAIL_STOP - _TAIL), np.int8)
             tail[:, _T["tricks_won"] : _T["tricks_won"] + H] = (
                 e._tricks_won.reshape(-1).take(by_hand).T)
             tail[:, _T["tricks_played"]] = e._tricks_done
             tail[:, _T["called"] : _T["called"] + P] = e._called.reshape(-1).take(by_player).T
             tail[:, _T["scores"] : _T["scores"] + P] = e.totals.reshape(-1).take(by_player).T
             tail[:, _T["pot"]] = e.pot  # (deal_number: 0, int8 needs episode="deal")
-            return out
-
-        # -- float32, then the fractional entries -----------------------------------------
-        if out is None:
-            out = bits.astype(np.float32)
         else:
-            np.copyto(out, bits)
-        out[:, _COL["shown_count"]] = e._num_shown / E  # (also clears the SINK)
-        # tricks_won .. deal_number are adjacent (one cache line of each row): they are
-        # assembled in a small block and copied at once
-        tail = np.zeros((B, _TAIL_STOP - _TAIL), np.float32)
-        tail[:, _T["tricks_won"] : _T["tricks_won"] + H] = (
-            e._tricks_won.reshape(-1).take(by_hand).T / E)
-        tail[:, _T["tricks_played"]] = e._tricks_done / E
-        tail[:, _T["called"] : _T["called"] + P] = e._called.reshape(-1).take(by_player).T
-        tail[:, _T["scores"] : _T["scores"] + P] = (
-            e.totals.reshape(-1).take(by_player).T / self.target_points)
-        tail[:, _T["pot"]] = e.pot / self.pot_scale
-        if self.match:
-            tail[:, _T["deal_number"]] = e._deals_done / self.deals_limit
-        out[:, _TAIL:_TAIL_STOP] = tail
+            shown = e._num_shown / E
+            tail = np.zeros((B, _TAIL_STOP - _TAIL), np.float32)
+            tail[:, _T["tricks_won"] : _T["tricks_won"] + H] = (
+                e._tricks_won.reshape(-1).take(by_hand).T / E)
+            tail[:, _T["tricks_played"]] = e._tricks_done / E
+            tail[:, _T["called"] : _T["called"] + P] = e._called.reshape(-1).take(by_player).T
+            tail[:, _T["scores"] : _T["scores"] + P] = (
+                e.totals.reshape(-1).take(by_player).T / self.target_points)
+            tail[:, _T["pot"]] = e.pot / self.pot_scale
+            if self.match:
+                tail[:, _T["deal_number"]] = e._deals_done / self.deals_limit
+
+        # -- unpacked and written block by block: a block's bytes stay in the CPU cache
+        # between the unpacking, the copy and the counts (a few calls per block) ----------
+        if out is None:
+            out = np.empty((B, LAYOUT.size), np.float32)
+        rows_out = out.view(np.uint8) if int8 else out  # (int8: the same bytes)
+        for start in range(0, B, _BLOCK):
+            block = slice(start, start + _BLOCK)
+            rows = np.unpackbits(words[block].view(np.uint8), bitorder="little")
+            rows_out[block] = rows.reshape(-1, 64 * _WORDS)[:, : LAYOUT.size]
+            out[block, _COL["shown_count"]] = shown[block]
+            out[block, _TAIL:_TAIL_STOP] = tail[block]
         return out
 
     def encode_one(self, e: AbracadabraEngine, seat: int, out: np.ndarray) -> None:
         """:meth:`encode` for a batch of one (game 0, observer ``seat``) into ``out``
-        (float32 [755]): the same values, from Python scalars, in about a dozen numpy
-        calls instead of sixty (numpy's per-call cost dominates a batch of one)."""
+        (float32 [755]): the same values, from Python scalars. The 0/1 part is built as
+        one Python integer of 755 bits (bit ``c``: column ``c`` is 1; a one-hot entry is
+        a table lookup, a card set its uint64 shifted to its segment) and unpacked into
+        ``out`` at once: a handful of numpy calls instead of sixty (numpy's per-call cost
+        dominates a batch of one)."""
         P, H, E = self.num_players, self.num_hands, self.cards_each
-        t = self.one_cols
+        t = self.one_bits
         hand_at = self.hand_at_list[seat]
-        phase = int(e._phase[0])
+        phase = e._phase.item(0)
         by_seat, by_hand = seat * (P + 1) + 1, seat * (H + 1) + 1
         bids, trick = e._bids[0].tolist(), e._trick[0].tolist()
-        cols = [
-            self.variant_col,
-            t["leftover_col"][int(e._leftover[0]) + 1],
-            t["trump_col"][int(e._trump[0]) + 1],
-            t["phase_col"][phase],
-            t["dealer_col"][by_seat + int(e._dealer[0])],
-            t["declarer_col"][by_seat + int(e._declarer[0])],
-            t["target_col"][int(e._target[0]) + 1],
-        ]
-        cols += [t["bid_col"][self.bid_row_list[s] + bids[hand_at[s]]] for s in range(P)]
-        cols += [t["trick_col"][self.trick_row_list[s] + trick[hand_at[s]]] for s in range(H)]
+        bits = (self.variant_bit
+                | t["leftover"][e._leftover.item(0) + 1]
+                | t["trump"][e._trump.item(0) + 1]
+                | t["phase"][phase]
+                | t["dealer"][by_seat + e._dealer.item(0)]
+                | t["declarer"][by_seat + e._declarer.item(0)]
+                | t["target"][e._target.item(0) + 1])
+        bid_bits, bid_row = t["bid"], self.bid_row_list
+        for s in range(P):
+            bits |= bid_bits[bid_row[s] + bids[hand_at[s]]]
+        trick_bits, trick_row = t["trick"], self.trick_row_list
+        for s in range(H):
+            bits |= trick_bits[trick_row[s] + trick[hand_at[s]]]
         if phase != self.over:
-            acting = e._to_play[0] if phase == self.play else e.current_player[0]
-            cols.append(t["leader_col"][by_hand + int(e._leader[0])])
-            cols.append(t["acting_col"][by_hand + int(acting)])
+            acting = e._to_play.item(0) if phase == self.play else e.current_player.item(0)
+            bits |= t["leader"][by_hand + e._leader.item(0)] | t["acting"][by_hand + acting]
             if self.has_dummy:
-                cols.append(t["dummy_ctrl_col"][by_seat + int(e._dummy_ctrl[0])])
-        out.fill(0.0)
-        out.put(cols, 1.0)
+                bits |= t["dummy_ctrl"][by_seat + e._dummy_ctrl.item(0)]
+        # own hand, dummy hand (if any), shown, cards played by slot: shifted card sets
+        hands, played = e._hand_bits[0].tolist(), e._played_bits[0].tolist()
+        hand_col, played_col = _COL["hand"], _COL["played"]
+        bits |= hands[seat] << hand_col | e._shown_bits.item(0) << (hand_col + 2 * NUM_CARDS)
+        if self.has_dummy:
+            bits |= hands[P] << (hand_col + NUM_CARDS)
+        for s in range(H):
+            bits |= played[hand_at[s]] << (played_col + s * NUM_CARDS)
+        packed = np.frombuffer(bits.to_bytes(_PACKED_BYTES, "little"), np.uint8)
+        out[:] = np.unpackbits(packed, count=LAYOUT.size, bitorder="little")
 
-        # own hand, dummy hand (or an empty set), shown, cards played by slot: one gather
-        sets = np.concatenate((e._hand_bits[0], e._played_bits[0], e._shown_bits, _EMPTY))
-        sets = sets.take(self.one_sets[seat])
-        cards = np.unpackbits(sets.view(np.uint8), bitorder="little").reshape(3 + H, 64)
-        cards = cards[:, :NUM_CARDS]  # [3 + H, 53] of 0/1
-        hand, played_col = _COL["hand"], _COL["played"]
-        out[hand : hand + 3 * NUM_CARDS].reshape(3, NUM_CARDS)[...] = cards[:3]
-        out[played_col : played_col + H * NUM_CARDS].reshape(H, NUM_CARDS)[...] = cards[3:]
-
-        out[_COL["shown_count"]] = int(e._num_shown[0]) / E  # (also clears the SINK)
+        out[_COL["shown_count"]] = e._num_shown.item(0) / E
         won, called = e._tricks_won[0].tolist(), e._called[0].tolist()
         totals, tp = e.totals[0].tolist(), self.target_points
         pad_h, pad_p = [0.0] * (MAX_SLOTS - H), [0.0] * (MAX_SLOTS - P)
         out[_TAIL:_TAIL_STOP] = (
             [won[h] / E for h in hand_at] + pad_h
-            + [int(e._tricks_done[0]) / E]
+            + [e._tricks_done.item(0) / E]
             + [float(called[h]) for h in hand_at[:P]] + pad_p
             + [totals[h] / tp for h in hand_at[:P]] + pad_p
-            + [int(e.pot[0]) / self.pot_scale]
-            + [int(e._deals_done[0]) / self.deals_limit if self.match else 0.0]
+            + [e.pot.item(0) / self.pot_scale]
+            + [e._deals_done.item(0) / self.deals_limit if self.match else 0.0]
         )

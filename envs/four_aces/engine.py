@@ -50,6 +50,7 @@ from envs.core import (
     games_to_reset,
     hashed_uniform,
     observation_buffer,
+    stable_argsort_rows,
 )
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.scoring import score_presence
@@ -83,6 +84,7 @@ _AS_POSITION = int(np.flatnonzero(FULL_DECK == ACE_OF_SPADES)[0])
 _FIFTHS = (np.arange(128) / 5.0).astype(np.float32)
 _CARD_IDS = np.arange(NUM_CARDS, dtype=np.int8)
 _SLOT_IDS = np.arange(MAX_SLOTS)
+_NUM_PLAYERS_ONE_HOT = {p: np.eye(3, dtype=np.int8)[p - 3] for p in (3, 4, 5)}
 
 
 def build_layout() -> ObservationLayout:
@@ -362,7 +364,7 @@ class FourAcesEngine(BatchEngine):
             if dealers is None:
                 dealers = self._choose_dealers(g, u[:n])
             if deck_rows is None:
-                deck_rows = FULL_DECK[np.argsort(u[n:], axis=1, kind="stable")]
+                deck_rows = FULL_DECK[stable_argsort_rows(u[n:])]
         self.deck[g] = deck_rows
         self.dealer[g] = dealers
         seat_rows = (self._first_row[g][:, None] + np.arange(P)).reshape(-1)  # [n * P]
@@ -716,9 +718,7 @@ class FourAcesEngine(BatchEngine):
         int8 = out.dtype == np.int8
         seat_rows = self._first_row + seats  # flat row of each observer
         slot_rows = self._first_row[:, None] + self._relative[seats]  # [B, P] each slot
-        start, stop = _SEGMENTS["num_players"]
-        out[:, start:stop] = 0.0
-        out[:, start + P - 3] = 1.0
+        out[:, slice(*_SEGMENTS["num_players"])] = _NUM_PLAYERS_ONE_HOT[P]
         hand = self._hand_rows
         out[:, slice(*_SEGMENTS["hand"])] = hand.take(seat_rows, axis=0)  # (take: faster)
         start, stop = _SEGMENTS["tables"]
@@ -726,7 +726,8 @@ class FourAcesEngine(BatchEngine):
         out[:, start : start + P * NUM_CARDS] = tables.reshape(B, P * NUM_CARDS)
         out[:, start + P * NUM_CARDS : stop] = 0.0
         out[:, slice(*_SEGMENTS["discard_pile"])] = self.discard_counts
-        top = self.discard[np.arange(B), np.maximum(self.discard_size - 1, 0)]  # -1: empty
+        top = self.discard.reshape(-1).take(  # the pile's top card; -1: empty
+            self._first_row // P * DECK_SIZE + np.maximum(self.discard_size - 1, 0))
         np.equal(top[:, None], _CARD_IDS, out=out[:, slice(*_SEGMENTS["last_discard"])])
         left = DECK_SIZE - self.stock_top
         out[:, _SEGMENTS["stock_size"][0]] = left if int8 else left / DECK_SIZE

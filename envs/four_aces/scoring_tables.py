@@ -219,8 +219,9 @@ def build_options(strict: bool, rank_value: np.ndarray) -> Options:
         start=start,
         count=count,
         fate=np.array(fates, dtype=np.int8),
-        rank_side=np.array(fates, dtype=np.int8)[:, :MAX_CARDS] == RANK_SIDE,
-        loose_ok=np.array(fates, dtype=np.int8)[:, :MAX_CARDS] == LOOSE_OK,
+        # 0/1 as int64: the scorer takes dot products of them with int64 card bits
+        rank_side=(np.array(fates, dtype=np.int8)[:, :MAX_CARDS] == RANK_SIDE).astype(np.int64),
+        loose_ok=(np.array(fates, dtype=np.int8)[:, :MAX_CARDS] == LOOSE_OK).astype(np.int64),
         rank_value=np.array(values, dtype=np.int32),
         fate_rows=fates,
         rank_value_list=values,
