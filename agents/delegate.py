@@ -43,6 +43,15 @@ def check_delegate(game: str, delegate: str | None) -> str | None:
     return delegate
 
 
+def make_delegate(game: str, delegate: str | None, seed: int | None = None):
+    """The delegate agent named by a model config (validated), or None."""
+    if check_delegate(game, delegate) is None:
+        return None
+    from agents.registry import make
+
+    return make(delegate, game, seed=seed)
+
+
 def network_rows(game: str, masks: np.ndarray) -> np.ndarray:
     """bool [N]: the rows the network decides (a network action is legal)."""
     return np.asarray(masks, dtype=bool)[:, NETWORK_ACTIONS[game]].any(axis=1)

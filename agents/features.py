@@ -18,6 +18,8 @@ A policy's model config names its features (``features: none | four_aces``, see
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from agents.obs_view import ObsView
@@ -134,6 +136,18 @@ ABRACADABRA_COLUMNS = (
 ABRACADABRA_SIZE = len(ABRACADABRA_COLUMNS)
 
 
+@lru_cache(maxsize=1)
+def _control_bidder():
+    from agents.abracadabra_heuristics import ControlAgent
+
+    return ControlAgent("abracadabra")
+
+
+def _control_bids(table) -> np.ndarray:
+    """The ``control`` heuristic's bids (deterministic: its generator is never used)."""
+    return _control_bidder().bid_values(table)
+
+
 def abracadabra_features(observations: np.ndarray) -> np.ndarray:
     """Abracadabra bidding features of an observation batch: what the heuristic bidders
     (:mod:`agents.abracadabra_heuristics`) read from the hand, so a network that learns to
@@ -144,7 +158,7 @@ def abracadabra_features(observations: np.ndarray) -> np.ndarray:
     and ``control`` (clipped to 0..13); the highest bid so far (-1: none) and how many
     players have bid (C1–C3). Outside bidding the bids are those the hand would make now.
     """
-    from agents.abracadabra_heuristics import ControlAgent, _Table, expected_tricks, sure_tricks
+    from agents.abracadabra_heuristics import _Table, expected_tricks, sure_tricks
 
     obs = np.asarray(observations, dtype=np.float32)
     table = _Table(obs)
@@ -154,8 +168,7 @@ def abracadabra_features(observations: np.ndarray) -> np.ndarray:
     out = np.zeros((n, ABRACADABRA_SIZE), dtype=np.float32)
     out[:, 0] = expected / MAX_BID
     column = 1
-    bids = (np.rint(expected), sure_tricks(table, table.hand),
-            ControlAgent("abracadabra").bid_values(table))
+    bids = (np.rint(expected), sure_tricks(table, table.hand), _control_bids(table))
     for values in bids:
         out[rows, column + np.clip(values, 0, MAX_BID).astype(np.int64)] = 1.0
         column += MAX_BID + 1

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent
-from agents.delegate import delegated
+from agents.delegate import delegated, make_delegate
 
 FORMAT = "cardrl-policy"
 VERSION = 1
@@ -131,17 +131,6 @@ def build_net(checkpoint: dict):
     return net.eval()
 
 
-def make_delegate(game: str, checkpoint: dict, seed: int | None = None):
-    """The delegate agent of a checkpoint whose net makes only some decisions, else None."""
-    name = checkpoint["model"].get("delegate")
-    if name is None:
-        return None
-    from agents.delegate import check_delegate
-    from agents.registry import make
-
-    return make(check_delegate(game, name), game, seed=seed)
-
-
 def variant_key(game: str, options: dict) -> str:
     """The variant a checkpoint was trained for: Abracadabra's ``variant`` or Four Aces'
     player count (the other options do not change what a seat sees or may do)."""
@@ -209,7 +198,8 @@ class PolicyAgent(Agent):
         self.checkpoints = candidates
         self.nets = [build_net(c).to(device) for c in candidates]
         # the agent making the decisions a net leaves to its delegate (agents/delegate.py)
-        self.delegates = [make_delegate(game, c, seed) for c in candidates]
+        self.delegates = [make_delegate(game, c["model"].get("delegate"), seed)
+                          for c in candidates]
         #: variant key -> index of the net that plays it (routing only with several)
         self.routes = {variant_key(game, c["options"]): i for i, c in enumerate(candidates)}
 

@@ -341,11 +341,9 @@ def frozen_act_fn(cfg: TrainConfig, state_dict: dict, observation_size: int, num
 
 def make_delegate_agent(cfg: TrainConfig):
     """The agent making the decisions the learner's network does not, or None."""
-    if cfg.ppo.delegate is None:
-        return None
-    import agents
+    from agents.delegate import make_delegate
 
-    return agents.make(cfg.ppo.delegate, cfg.game, seed=cfg.seed + 777)
+    return make_delegate(cfg.game, cfg.ppo.delegate, seed=cfg.seed + 777)
 
 
 # -- SB3 MaskablePPO path -------------------------------------------------------------------
