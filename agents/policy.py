@@ -13,8 +13,9 @@
     num_actions       A, the action-space size
     model             {"hidden": [...], "activation": "tanh" | "relu",
                        "features": "none" | "four_aces" | ...,
-                       "delegate": None | agent name}  (agents/policy_net.py; absent
-                       "features" means "none", absent "delegate" None: agents/delegate.py)
+                       "delegate": None | agent name,
+                       "symmetry": "none" | "suits"}  (agents/policy_net.py; absent
+                       "features" and "symmetry" mean "none", absent "delegate" None)
     state_dict        the PolicyNet weights
     trained_steps     learner decisions it was trained on
     algo              "batch_ppo" | "sb3"
@@ -36,6 +37,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.delegate import delegated, make_delegate
+from agents.symmetry import to_game_order
 
 FORMAT = "cardrl-policy"
 VERSION = 1
@@ -61,7 +63,8 @@ def make_checkpoint(net, game: str, options: dict, trained_steps: int = 0,
         "num_actions": config["num_actions"],
         "model": {"hidden": list(config["hidden"]), "activation": config["activation"],
                   "features": config.get("features", "none"),
-                  "delegate": config.get("delegate")},
+                  "delegate": config.get("delegate"),
+                  "symmetry": config.get("symmetry", "none")},
         "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
         "trained_steps": int(trained_steps),
         "algo": algo,
@@ -208,10 +211,13 @@ class PolicyAgent(Agent):
         return self.checkpoints[0]
 
     def _forward(self, net, observations: np.ndarray, masks: np.ndarray):
-        """Masked logits of one net; its input features are computed here, on numpy."""
+        """Masked logits of one net in the game's action order; its input (features, a
+        suit order) is computed here, on numpy."""
         torch = self.torch
-        x = torch.as_tensor(net.prepare(observations), device=self.device)
-        return net.logits(x, torch.as_tensor(masks, device=self.device))
+        x, net_masks, action_map = net.encode(observations, masks)
+        logits = net.logits(torch.as_tensor(x, device=self.device),
+                            torch.as_tensor(net_masks, device=self.device))
+        return logits if action_map is None else to_game_order(logits, action_map)
 
     def _rows_by_net(self, observations: np.ndarray):
         """(net index, row indices) for each net that plays some of the rows."""

@@ -13,6 +13,12 @@ names engineered features appended to the observation: the torch modules take
 :meth:`PolicyNet.prepare`, so a checkpoint (whose model config holds ``features``) is
 self-describing. ``features="none"`` (the default) is the raw observation.
 
+**Symmetry.** ``symmetry`` (a model-config field, :data:`agents.symmetry.SYMMETRIES`)
+``"suits"`` makes a Four Aces network see every observation with its suits in a canonical
+order and maps its actions back (:mod:`agents.symmetry`). Callers therefore go through
+:meth:`PolicyNet.encode` (observations and masks -> network input, masks in the
+network's action order, and the map back) and :meth:`PolicyNet.game_actions`.
+
 **Delegate.** ``delegate`` (a model-config field, default None) names an agent that makes
 the decisions the network does not (:mod:`agents.delegate`: an Abracadabra network that
 only bids). The network itself is unchanged; callers route rows with
@@ -26,6 +32,7 @@ import torch
 from torch import nn
 
 from agents.features import check_features, feature_size, with_features
+from agents.symmetry import SYMMETRIES, to_canonical, to_game_actions
 
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 MASKED = -1e8
@@ -59,25 +66,47 @@ class PolicyNet(nn.Module):
     ``x = net.prepare(obs [N, D])`` (the observation, plus its features if any)."""
 
     def __init__(self, observation_size: int, num_actions: int, hidden=(256, 256),
-                 activation: str = "tanh", features: str = "none", delegate: str | None = None):
+                 activation: str = "tanh", features: str = "none", delegate: str | None = None,
+                 symmetry: str = "none"):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation={activation!r}: expected one of {tuple(ACTIVATIONS)}")
         hidden = [int(h) for h in hidden]
         self.features = check_features(features)
         self.delegate = delegate  # agent making the decisions the net does not (agents/delegate.py)
+        if symmetry not in SYMMETRIES:
+            raise ValueError(f"symmetry={symmetry!r}: expected one of {SYMMETRIES}")
+        self.symmetry = symmetry
         self.input_size = int(observation_size) + feature_size(features)
         self.config = {"observation_size": int(observation_size),
                        "num_actions": int(num_actions), "hidden": hidden,
-                       "activation": activation, "features": features, "delegate": delegate}
+                       "activation": activation, "features": features, "delegate": delegate,
+                       "symmetry": symmetry}
         self.actor = mlp(self.input_size, hidden, activation)
         self.actor_head = layer_init(nn.Linear(hidden[-1], num_actions), std=0.01)
         self.critic = mlp(self.input_size, hidden, activation)
         self.critic_head = layer_init(nn.Linear(hidden[-1], 1), std=1.0)
 
     def prepare(self, observations: np.ndarray) -> np.ndarray:
-        """The network input of an observation batch: float32 [N, input_size] (numpy)."""
+        """``concat(obs, features(obs))``: float32 [N, input_size] (numpy). The network
+        input only without a symmetry; use :meth:`encode`."""
         return with_features(self.features, observations)
+
+    def encode(self, observations: np.ndarray, masks: np.ndarray):
+        """``(x, masks, action_map)``: the network input float32 [N, input_size], the
+        masks in the network's action order, and the map of the network's actions to the
+        game's (int [N, A], or None when they are the same: no symmetry)."""
+        masks = np.asarray(masks, dtype=bool)
+        if self.symmetry == "none":
+            return self.prepare(observations), masks, None
+        observations, masks, action_map = to_canonical(observations, masks)
+        return self.prepare(observations), masks, action_map
+
+    @staticmethod
+    def game_actions(actions: np.ndarray, action_map: np.ndarray | None) -> np.ndarray:
+        """The game actions of the network's ``actions`` (see :meth:`encode`)."""
+        actions = np.asarray(actions, dtype=np.int64)
+        return actions if action_map is None else to_game_actions(actions, action_map)
 
     def logits(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
         logits = self.actor_head(self.actor(obs))

@@ -98,7 +98,7 @@ class Rollout:
 
 def sample_actions(net: PolicyNet, obs: np.ndarray, masks: np.ndarray):
     """Sampled actions, their log-probabilities and the values (no gradient); ``obs`` is
-    the network input (``net.prepare`` of the observations)."""
+    the network input and ``masks`` are in the network's action order (``net.encode``)."""
     with torch.no_grad():
         logits, values = net(torch.as_tensor(obs), torch.as_tensor(masks))
         logp_all = torch.log_softmax(logits, dim=1)
@@ -148,13 +148,13 @@ def collect(engine, pool, net: PolicyNet, rollout_index: int, seed: int,
             actions[g] = delegate.act_batch(obs[g], masks[g])
         if learn.any():
             g = np.flatnonzero(learn)
-            x = net.prepare(obs[g])
-            act, logp, value = sample_actions(net, x, masks[g])
-            rows = buf.add(x, masks[g], act, logp, value)
+            x, net_masks, action_map = net.encode(obs[g], masks[g])
+            act, logp, value = sample_actions(net, x, net_masks)
+            rows = buf.add(x, net_masks, act, logp, value)  # in the network's action order
             prev = last[g, current[g]]
             buf.next[prev[prev >= 0]] = rows[prev >= 0]
             last[g, current[g]] = rows
-            actions[g] = act
+            actions[g] = net.game_actions(act, action_map)
         if other.any():
             g = np.flatnonzero(other)
             actions[g] = pool.act(seat_actor[g], obs[g], masks[g])
@@ -235,7 +235,7 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False,
     pool = make_pool(cfg.game, cfg.opponents, cfg.seed, cfg.max_snapshots)
     D, A = engine.observation_size, engine.num_actions
     p = cfg.ppo
-    net = PolicyNet(D, A, p.hidden, p.activation, p.features, p.delegate)
+    net = PolicyNet(D, A, p.hidden, p.activation, p.features, p.delegate, p.symmetry)
     optimizer = torch.optim.Adam(net.parameters(), lr=p.learning_rate, eps=1e-5)
     delegate = make_delegate_agent(cfg)
     pool.set_self(net_act_fn(net, sample=True, delegate=delegate))

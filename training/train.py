@@ -74,6 +74,10 @@ class PPOConfig:
     # Abracadabra `heuristic` -> the network only bids (C1); showing, card play and the call
     # are the heuristic's. Stored in checkpoints; batch_ppo only
     delegate: str | None = None
+    # none | suits (Four Aces): the network sees every observation with its suits sorted
+    # into one canonical order and its actions are mapped back (agents/symmetry.py), so it
+    # learns one answer for up to 24 suit renamings of a deal. Stored in checkpoints
+    symmetry: str = "none"
 
 
 @dataclass
@@ -157,6 +161,12 @@ def config_from_dict(data: dict) -> TrainConfig:
                          "decision)")
     if cfg.ppo.features != "none" and cfg.algo == "sb3":
         raise ValueError("ppo.features needs algo: batch_ppo (the sb3 path feeds raw "
+                         "observations to its MlpPolicy)")
+    from agents.symmetry import check_symmetry
+
+    check_symmetry(cfg.game, cfg.ppo.symmetry)
+    if cfg.ppo.symmetry != "none" and cfg.algo == "sb3":
+        raise ValueError("ppo.symmetry needs algo: batch_ppo (the sb3 path feeds raw "
                          "observations to its MlpPolicy)")
     parse_pool(cfg.opponents)
     return cfg
@@ -315,11 +325,12 @@ def net_act_fn(net, sample: bool = True, delegate=None):
 
     def act(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         with torch.no_grad():
-            logits = net.logits(torch.as_tensor(net.prepare(obs)), torch.as_tensor(masks))
+            x, net_masks, action_map = net.encode(obs, masks)
+            logits = net.logits(torch.as_tensor(x), torch.as_tensor(net_masks))
             if sample:
                 gumbel = -torch.log(-torch.log(torch.rand_like(logits).clamp_(1e-12, 1.0)))
                 logits = logits + gumbel
-            return logits.argmax(dim=1).numpy().astype(np.int64)
+            return net.game_actions(logits.argmax(dim=1).numpy(), action_map)
 
     if delegate is None:
         return act
@@ -334,7 +345,7 @@ def frozen_act_fn(cfg: TrainConfig, state_dict: dict, observation_size: int, num
     from agents.policy_net import PolicyNet
 
     net = PolicyNet(observation_size, num_actions, cfg.ppo.hidden, cfg.ppo.activation,
-                    cfg.ppo.features, cfg.ppo.delegate)
+                    cfg.ppo.features, cfg.ppo.delegate, cfg.ppo.symmetry)
     net.load_state_dict(state_dict)
     return net_act_fn(net.eval(), sample=True, delegate=delegate)
 
