@@ -122,6 +122,44 @@ def four_aces_refill_features(observations: np.ndarray) -> np.ndarray:
     return np.concatenate([four_aces_features(obs), refill], axis=1)
 
 
+MAX_TURNS = 8  #: own turns left are counted up to this (more are one column)
+
+#: the columns :func:`four_aces_turns_features` adds to :data:`FOUR_ACES_COLUMNS`
+TURNS_COLUMNS = [f"turns_left:{k}" for k in range(1, MAX_TURNS + 1)]
+FOUR_ACES_TURNS_SIZE = FOUR_ACES_SIZE + len(TURNS_COLUMNS)
+
+
+def turns_left(observations: np.ndarray) -> np.ndarray:
+    """int [N]: the turns the player to move has left in the round, this one included.
+
+    Every turn takes one card from the stock (the turned-up card, H2 b, or the refill,
+    G6) and the round ends with the turn that empties it (H3), so with ``s`` cards in the
+    stock and ``P`` players the mover has ``ceil(s / P)`` turns — fewer when a joker makes
+    someone draw again (G7). 0 with an empty stock (no decision is asked then).
+    """
+    from envs.four_aces.engine import DECK_SIZE, LAYOUT
+
+    view = ObsView(LAYOUT, observations)
+    stock = np.rint(view.scalar("stock_size") * DECK_SIZE).astype(np.int64)
+    players = np.argmax(view["num_players"], axis=1) + 3
+    return -(-stock // players)
+
+
+def four_aces_turns_features(observations: np.ndarray) -> np.ndarray:
+    """:func:`four_aces_features` (strict scoring) plus a one-hot of the mover's turns
+    left in the round (:func:`turns_left`, 1 .. ``MAX_TURNS``, the last column meaning
+    ``MAX_TURNS`` or more), so the network need not divide the stock size by the number
+    of players to know how many refills it can still hope for (H3).
+
+    Returns float32 [N, ``FOUR_ACES_TURNS_SIZE``], the added columns :data:`TURNS_COLUMNS`.
+    """
+    obs = np.asarray(observations, dtype=np.float32)
+    turns = np.clip(turns_left(obs), 1, MAX_TURNS)
+    onehot = np.zeros((len(obs), MAX_TURNS), dtype=np.float32)
+    onehot[np.arange(len(obs)), turns - 1] = 1.0
+    return np.concatenate([four_aces_features(obs), onehot], axis=1)
+
+
 MAX_BID = 13  #: Abracadabra bids are 0..13 (C1)
 
 #: the columns of :func:`abracadabra_features`, in order
@@ -187,6 +225,7 @@ FEATURES = {
     "four_aces": (FOUR_ACES_SIZE, four_aces_features),  # strict scoring (the default)
     "four_aces_free": (FOUR_ACES_SIZE, lambda obs: four_aces_features(obs, "free")),
     "four_aces_refill": (FOUR_ACES_REFILL_SIZE, four_aces_refill_features),  # strict only
+    "four_aces_turns": (FOUR_ACES_TURNS_SIZE, four_aces_turns_features),  # strict only
 }
 
 

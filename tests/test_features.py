@@ -238,3 +238,41 @@ def test_refill_features_are_the_greedy_discarders_option_values():
         actions = np.zeros(64, dtype=np.int64)
         actions[live] = greedy.act_batch(obs[live], masks[live])
         engine.step(actions, active=live)
+
+
+def test_turns_left_counts_the_movers_remaining_turns():
+    """H3: the round ends with the turn that empties the stock; each turn takes one card
+    (H2, G6), so the estimate is exact unless a joker makes someone draw again (G7)."""
+    from agents.features import (
+        FOUR_ACES_TURNS_SIZE,
+        MAX_TURNS,
+        four_aces_turns_features,
+        turns_left,
+    )
+
+    batch = 64
+    engine = make_engine("four_aces", batch, num_players=4)
+    engine.reset(seed=5)
+    rng = np.random.default_rng(0)
+    taken = np.zeros((batch, 4), dtype=np.int64)
+    records = []  # (game, seat, predicted turns left, turns the seat had taken)
+    while not engine.game_over.all():
+        live = engine.current_player >= 0
+        obs, masks = engine.observe(), engine.legal_action_mask()
+        predicted = turns_left(obs)
+        features = four_aces_turns_features(obs[live])
+        assert features.shape == (int(live.sum()), FOUR_ACES_TURNS_SIZE)
+        onehot = features[:, -MAX_TURNS:]
+        np.testing.assert_array_equal(onehot.sum(axis=1), 1.0)
+        np.testing.assert_array_equal(onehot.argmax(axis=1) + 1,
+                                      np.clip(predicted[live], 1, MAX_TURNS))
+        actions = np.zeros(batch, dtype=np.int64)
+        for g in np.flatnonzero(live):
+            seat = engine.current_player[g]
+            records.append((g, seat, predicted[g], taken[g, seat]))
+            taken[g, seat] += 1
+            actions[g] = rng.choice(np.flatnonzero(masks[g]))
+        engine.step(actions, active=live)
+    error = np.array([p - (taken[g, s] - before) for g, s, p, before in records])
+    assert error.min() == 0  # never fewer turns than the seat really gets
+    assert error.max() <= 1 and (error == 0).mean() > 0.85

@@ -67,8 +67,8 @@ class PPOConfig:
     # none | abracadabra (heuristic bidders' hand evaluation, bidding so far) | four_aces
     # (Four Aces combination scores: now and after each discard, strict
     # scoring) | four_aces_free | four_aces_refill (four_aces + the greedy discarder's
-    # expected value of each discard after one refill); computed from the observation only,
-    # stored in checkpoints
+    # expected value of each discard after one refill) | four_aces_turns (four_aces + the
+    # mover's turns left, one-hot); computed from the observation only, stored in checkpoints
     features: str = "none"
     # an agent that makes the decisions the network does not (agents/delegate.py), or None:
     # Abracadabra `heuristic` -> the network only bids (C1); showing, card play and the call
@@ -150,7 +150,7 @@ def config_from_dict(data: dict) -> TrainConfig:
     if cfg.ppo.features.startswith("four_aces"):
         free = cfg.options.get("scoring") == "free"
         if (cfg.ppo.features == "four_aces_free") != free:
-            want = "four_aces_free" if free else "four_aces or four_aces_refill"
+            want = "four_aces_free" if free else "four_aces, four_aces_refill or four_aces_turns"
             raise ValueError(f"ppo.features={cfg.ppo.features!r} scores with the other K3 "
                              f"rule than options.scoring: use {want}")
     from agents.delegate import check_delegate
