@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent
+from agents.features import turns_left
 from agents.obs_view import ObsView
 from envs.cards import JOKER, NUM_CARDS, RANK_OF
 
@@ -63,11 +64,9 @@ class _State:
     def __init__(self, observations: np.ndarray):
         v = ObsView(_layout(), observations)
         self.n = n = v.n
-        self.P = np.argmax(v["num_players"], axis=1) + 3
         hand = np.rint(v["hand"]).astype(np.int64)  # counts, the joker up to 2
         tables = np.rint(v.blocks("tables", 5)).astype(np.int64)  # [N, 5, 53]
         pile = np.rint(v["discard_pile"]).astype(np.int64)
-        self.stock = np.rint(v.scalar("stock_size") * 54).astype(np.int64)
         # hand and own table as padded card lists (jokers kept as 52 in the hand)
         self.hand = np.full((n, _MAX_HAND), -1, np.int64)
         self.table = np.full((n, _TABLE), -1, np.int64)
@@ -87,7 +86,7 @@ class _State:
         # aces still out (the four-aces premium needs them)
         self.aces_out = self.pool[:, _ACES].sum(axis=1)
         # will the player have another turn before the stock runs out (H3)?
-        self.more_turns = self.stock > self.P
+        self.more_turns = turns_left(observations) > 1
 
 
 def _ace_premium(sets: np.ndarray, aces_out: np.ndarray) -> np.ndarray:

@@ -7,11 +7,11 @@ actions get the logit ``MASKED`` (their probability underflows to exactly 0).
 
 **Input features.** ``features`` (a model-config field, :data:`agents.features.FEATURES`)
 names engineered features appended to the observation: the torch modules take
-``net.prepare(obs)`` = ``concat(obs, features(obs))`` (numpy, float32), of
+``concat(obs, features(obs))`` (numpy, float32, :meth:`PolicyNet.prepare`), of
 ``net.input_size`` columns. Every caller that turns observations into a forward pass
 (rollouts, the opponent pool, :class:`agents.policy.PolicyAgent`) goes through
-:meth:`PolicyNet.prepare`, so a checkpoint (whose model config holds ``features``) is
-self-describing. ``features="none"`` (the default) is the raw observation.
+:meth:`PolicyNet.encode`, so a checkpoint (whose model config holds ``features`` and
+``symmetry``) is self-describing. ``features="none"`` (the default) is the raw observation.
 
 **Symmetry.** ``symmetry`` (a model-config field, :data:`agents.symmetry.SYMMETRIES`)
 ``"suits"`` makes a Four Aces network see every observation with its suits in a canonical
@@ -63,7 +63,7 @@ def mlp(in_size: int, hidden: list[int], activation: str) -> nn.Sequential:
 
 class PolicyNet(nn.Module):
     """``logits, value = net(x [N, input_size], masks [N, A])`` with masked logits, where
-    ``x = net.prepare(obs [N, D])`` (the observation, plus its features if any)."""
+    ``x, masks, action_map = net.encode(obs [N, D], game_masks [N, A])``."""
 
     def __init__(self, observation_size: int, num_actions: int, hidden=(256, 256),
                  activation: str = "tanh", features: str = "none", delegate: str | None = None,

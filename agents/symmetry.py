@@ -26,6 +26,9 @@ SYMMETRIES = ("none", "suits")
 NUM_SUITS, NUM_RANKS = 4, 13
 SUITED = NUM_SUITS * NUM_RANKS  #: cards 0..51 carry a suit; 52 is the joker
 _PERMUTATIONS = np.array(list(permutations(range(NUM_SUITS))), dtype=np.int64)  # [24, 4]
+_CODE_WEIGHTS = NUM_SUITS ** np.arange(NUM_SUITS - 1, -1, -1)  # a suit order as a base-4 code
+_CODE_TO_INDEX = np.full(NUM_SUITS ** NUM_SUITS, -1, dtype=np.int64)
+_CODE_TO_INDEX[_PERMUTATIONS @ _CODE_WEIGHTS] = np.arange(len(_PERMUTATIONS))
 
 
 def check_symmetry(game: str, name: str) -> str:
@@ -61,7 +64,7 @@ def _card_order(perm: np.ndarray, size: int) -> np.ndarray:
 @cache
 def _tables(observation_size: int, num_actions: int):
     """Per suit permutation (24): the source column of every canonical observation column
-    [24, D], the original action of every canonical action [24, A] and its inverse."""
+    [24, D] and the original action of every canonical action [24, A]."""
     from envs.four_aces.engine import NUM_CARDS
 
     columns = np.tile(np.arange(observation_size), (len(_PERMUTATIONS), 1))
@@ -73,8 +76,7 @@ def _tables(observation_size: int, num_actions: int):
                 at = start + block * NUM_CARDS
                 columns[p, at:at + NUM_CARDS] = at + cards
         actions[p] = _card_order(perm, num_actions)
-    inverse = np.argsort(actions, axis=1)
-    return columns, actions, inverse
+    return columns, actions
 
 
 def _suit_bits(block: np.ndarray) -> np.ndarray:
@@ -103,13 +105,7 @@ def canonical_suit_order(observations: np.ndarray) -> np.ndarray:
     key |= _suit_bits(seen)
     # descending key, ties by the lower suit: sort on (-key, suit)
     order = np.lexsort((np.broadcast_to(np.arange(NUM_SUITS), key.shape), -key), axis=1)
-    code = order @ (NUM_SUITS ** np.arange(NUM_SUITS - 1, -1, -1))
-    return _CODE_TO_INDEX[code]
-
-
-_CODE_TO_INDEX = np.full(NUM_SUITS ** NUM_SUITS, -1, dtype=np.int64)
-_CODE_TO_INDEX[_PERMUTATIONS @ (NUM_SUITS ** np.arange(NUM_SUITS - 1, -1, -1))] = np.arange(
-    len(_PERMUTATIONS))
+    return _CODE_TO_INDEX[order @ _CODE_WEIGHTS]
 
 
 def to_canonical(observations: np.ndarray, masks: np.ndarray):
@@ -120,7 +116,7 @@ def to_canonical(observations: np.ndarray, masks: np.ndarray):
     """
     obs = np.asarray(observations, dtype=np.float32)
     masks = np.asarray(masks, dtype=bool)
-    columns, actions, _ = _tables(obs.shape[1], masks.shape[1])
+    columns, actions = _tables(obs.shape[1], masks.shape[1])
     which = canonical_suit_order(obs)
     action_map = actions[which]
     return (np.take_along_axis(obs, columns[which], axis=1),
@@ -133,10 +129,13 @@ def to_game_actions(actions: np.ndarray, action_map: np.ndarray) -> np.ndarray:
 
 
 def to_game_order(values, action_map: np.ndarray):
-    """Per-action values [N, A] (numpy or torch) from canonical to game action order."""
-    inverse = np.argsort(action_map, axis=1)
+    """Per-action values [N, A] (numpy or torch) from canonical to game action order:
+    canonical column ``a`` of row ``n`` goes to column ``action_map[n, a]``."""
     if isinstance(values, np.ndarray):
-        return np.take_along_axis(values, inverse, axis=1)
+        out = np.empty_like(values)
+        np.put_along_axis(out, action_map, values, axis=1)
+        return out
     import torch
 
-    return torch.gather(values, 1, torch.as_tensor(inverse, device=values.device))
+    index = torch.as_tensor(action_map, device=values.device)
+    return torch.empty_like(values).scatter_(1, index, values)

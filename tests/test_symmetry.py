@@ -44,7 +44,7 @@ def played(batch: int = 48, seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
 
 def renamed(obs: np.ndarray, masks: np.ndarray, seed: int = 0):
     """Each row with its suits renamed by a random one of the 24 permutations."""
-    columns, actions, _ = _tables(obs.shape[1], masks.shape[1])
+    columns, actions = _tables(obs.shape[1], masks.shape[1])
     which = np.random.default_rng(seed).integers(len(columns), size=len(obs))
     return (np.take_along_axis(obs, columns[which], axis=1),
             np.take_along_axis(masks, actions[which], axis=1), actions[which])

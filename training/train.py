@@ -159,15 +159,13 @@ def config_from_dict(data: dict) -> TrainConfig:
     if cfg.ppo.delegate is not None and cfg.algo == "sb3":
         raise ValueError("ppo.delegate needs algo: batch_ppo (the sb3 path trains on every "
                          "decision)")
-    if cfg.ppo.features != "none" and cfg.algo == "sb3":
-        raise ValueError("ppo.features needs algo: batch_ppo (the sb3 path feeds raw "
-                         "observations to its MlpPolicy)")
     from agents.symmetry import check_symmetry
 
     check_symmetry(cfg.game, cfg.ppo.symmetry)
-    if cfg.ppo.symmetry != "none" and cfg.algo == "sb3":
-        raise ValueError("ppo.symmetry needs algo: batch_ppo (the sb3 path feeds raw "
-                         "observations to its MlpPolicy)")
+    for name in ("features", "symmetry"):  # input transforms the sb3 MlpPolicy lacks
+        if getattr(cfg.ppo, name) != "none" and cfg.algo == "sb3":
+            raise ValueError(f"ppo.{name} needs algo: batch_ppo (the sb3 path feeds raw "
+                             "observations to its MlpPolicy)")
     parse_pool(cfg.opponents)
     return cfg
 
