@@ -61,13 +61,13 @@ def make_from_spec(spec: str, game: str, **kwargs) -> Agent:
 
 for _game in GAMES:
     register(_game, "random", "agents.base:RandomAgent")
-    register(_game, "policy", "agents.policy:PolicyAgent")
+    register(_game, "policy", "agents.policy.agent:PolicyAgent")
 
-# heuristics (agents/abracadabra_heuristics.py, agents/four_aces_heuristics.py)
-register("abracadabra", "heuristic", "agents.abracadabra_heuristics:BestHeuristic")
-register("abracadabra", "sure_tricks", "agents.abracadabra_heuristics:SureTricksAgent")
-register("abracadabra", "expected_tricks", "agents.abracadabra_heuristics:ExpectedTricksAgent")
-register("abracadabra", "control", "agents.abracadabra_heuristics:ControlAgent")
-register("four_aces", "greedy", "agents.four_aces_heuristics:GreedyDiscarder")
-register("four_aces", "lookahead", "agents.four_aces_heuristics:LookaheadDiscarder")
-register("four_aces", "heuristic", "agents.four_aces_heuristics:HeuristicDiscarder")
+# heuristics (agents/abracadabra/heuristics.py, agents/four_aces/heuristics.py)
+register("abracadabra", "heuristic", "agents.abracadabra.heuristics:BestHeuristic")
+register("abracadabra", "sure_tricks", "agents.abracadabra.heuristics:SureTricksAgent")
+register("abracadabra", "expected_tricks", "agents.abracadabra.heuristics:ExpectedTricksAgent")
+register("abracadabra", "control", "agents.abracadabra.heuristics:ControlAgent")
+register("four_aces", "greedy", "agents.four_aces.heuristics:GreedyDiscarder")
+register("four_aces", "lookahead", "agents.four_aces.heuristics:LookaheadDiscarder")
+register("four_aces", "heuristic", "agents.four_aces.heuristics:HeuristicDiscarder")

@@ -32,10 +32,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.delegate import network_rows
-from agents.policy import make_checkpoint, save_checkpoint
-from agents.policy_net import PolicyNet
-from training.games import make_engine
+from agents.policy.agent import make_checkpoint, save_checkpoint
+from agents.policy.delegate import network_rows
+from agents.policy.net import PolicyNet
+from envs.registry import make_engine
 from training.seat_env import make_pool
 from training.train import (
     Evaluator,
@@ -114,7 +114,7 @@ def collect(engine, pool, net: PolicyNet, rollout_index: int, seed: int,
     """Play one episode in every game; the learner's decisions and rollout statistics.
 
     With a ``delegate`` agent the learner's seats make only the network's decisions
-    (:func:`agents.delegate.network_rows`); the delegate plays their other decisions, which
+    (:func:`agents.policy.delegate.network_rows`); the delegate plays their other decisions, which
     are not trained on, and their rewards go to the seat's latest network decision."""
     B, P = engine.batch_size, engine.num_players
     engine_game = None if delegate is None else delegate.game

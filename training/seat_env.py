@@ -199,7 +199,7 @@ def make_pool(game: str, opponents, seed: int | None = None, max_snapshots: int 
 def make_seat_env(game: str, options: dict | None = None, opponents=("random",),
                   seed: int | None = None, reward_scale: float = 1.0) -> SeatEnv:
     """A :class:`SeatEnv` of ``game`` (config ``options``) against ``opponents``."""
-    from training.games import make_engine
+    from envs.registry import make_engine
 
     engine = make_engine(game, 1, **(options or {}))
     return SeatEnv(engine, make_pool(game, opponents, seed), reward_scale)

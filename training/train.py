@@ -19,7 +19,7 @@ A run folder (``--out``, default ``runs/<config>_s<seed>``) holds::
     tb/                TensorBoard logs (charts/…, losses/…, eval/…)
 
 **Evaluation.** Every ``eval.interval`` learner decisions the policy plays a duplicate
-tournament (``training.tournament.run_tournament``, every seat rotation) in one seat
+tournament (``arena.tournament.run_tournament``, every seat rotation) in one seat
 against ``eval.opponent`` in every other seat. The score is the policy's mean points per
 deal; the difference is its mean points minus the opponents' mean points on the same
 deals, with a 95 % CI over deals. Each ``eval.baselines`` agent is scored the same way in
@@ -63,19 +63,19 @@ class PPOConfig:
     target_kl: float | None = None  # stop an update's epochs early past this KL (None: never)
     hidden: list[int] = field(default_factory=lambda: [256, 256])  # MLP widths (actor, critic)
     activation: str = "tanh"  # tanh | relu
-    # engineered input features appended to the observation (agents/features.py FEATURES):
+    # engineered input features appended to the observation (agents/policy/features.py FEATURES):
     # none | abracadabra (heuristic bidders' hand evaluation, bidding so far) | four_aces
     # (Four Aces combination scores: now and after each discard, strict
     # scoring) | four_aces_free | four_aces_refill (four_aces + the greedy discarder's
     # expected value of each discard after one refill) | four_aces_turns (four_aces + the
     # mover's turns left, one-hot); computed from the observation only, stored in checkpoints
     features: str = "none"
-    # an agent that makes the decisions the network does not (agents/delegate.py), or None:
+    # an agent that makes the decisions the network does not (agents/policy/delegate.py), or None:
     # Abracadabra `heuristic` -> the network only bids (C1); showing, card play and the call
     # are the heuristic's. Stored in checkpoints; batch_ppo only
     delegate: str | None = None
     # none | suits (Four Aces): the network sees every observation with its suits sorted
-    # into one canonical order and its actions are mapped back (agents/symmetry.py), so it
+    # into one canonical order and its actions are mapped back (agents/four_aces/symmetry.py), so it
     # learns one answer for up to 24 suit renamings of a deal. Stored in checkpoints
     symmetry: str = "none"
 
@@ -138,11 +138,11 @@ def config_from_dict(data: dict) -> TrainConfig:
         if int(getattr(cfg, name)) < 1:
             raise ValueError(f"{name} must be >= 1")
     cfg.total_steps = int(cfg.total_steps)
-    from training.games import make_config
+    from envs.registry import make_config
     from training.opponents import parse_pool
 
     make_config(cfg.game, **cfg.options)  # validates game and options
-    from agents.features import check_features
+    from agents.policy.features import check_features
 
     check_features(cfg.ppo.features)
     if cfg.ppo.features != "none" and not cfg.ppo.features.startswith(cfg.game):
@@ -153,13 +153,13 @@ def config_from_dict(data: dict) -> TrainConfig:
             want = "four_aces_free" if free else "four_aces, four_aces_refill or four_aces_turns"
             raise ValueError(f"ppo.features={cfg.ppo.features!r} scores with the other K3 "
                              f"rule than options.scoring: use {want}")
-    from agents.delegate import check_delegate
+    from agents.policy.delegate import check_delegate
 
     check_delegate(cfg.game, cfg.ppo.delegate)
     if cfg.ppo.delegate is not None and cfg.algo == "sb3":
         raise ValueError("ppo.delegate needs algo: batch_ppo (the sb3 path trains on every "
                          "decision)")
-    from agents.symmetry import check_symmetry
+    from agents.four_aces.symmetry import check_symmetry
 
     check_symmetry(cfg.game, cfg.ppo.symmetry)
     for name in ("features", "symmetry"):  # input transforms the sb3 MlpPolicy lacks
@@ -185,9 +185,9 @@ def score_candidate(game: str, options: dict, candidate: str, opponent: str, dea
                     seed: int, workers: int = 1, kwargs: dict | None = None) -> dict:
     """``candidate`` in one seat, ``opponent`` in all others, every rotation, duplicate
     deals. Its mean points per deal, the opponents', and the paired difference + CI."""
-    from training.games import num_seats
-    from training.stats import mean_ci
-    from training.tournament import run_tournament
+    from arena.stats import mean_ci
+    from arena.tournament import run_tournament
+    from envs.registry import num_seats
 
     seats = num_seats(game, **options)
     lineup = [f"candidate={candidate}"] + [f"opponent{i}={opponent}" for i in range(1, seats)]
@@ -318,7 +318,7 @@ def seed_everything(seed: int, threads: int) -> None:
 
 def net_act_fn(net, sample: bool = True, delegate=None):
     """``act(obs, masks) -> actions`` of a PolicyNet (sampled, or greedy); with a
-    ``delegate`` agent, the rows the net does not decide are its (agents/delegate.py)."""
+    ``delegate`` agent, the rows the net does not decide are its (agents/policy/delegate.py)."""
     import torch
 
     def act(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -332,7 +332,7 @@ def net_act_fn(net, sample: bool = True, delegate=None):
 
     if delegate is None:
         return act
-    from agents.delegate import delegated
+    from agents.policy.delegate import delegated
 
     return delegated(delegate.game, act, delegate.act_batch)
 
@@ -340,7 +340,7 @@ def net_act_fn(net, sample: bool = True, delegate=None):
 def frozen_act_fn(cfg: TrainConfig, state_dict: dict, observation_size: int, num_actions: int,
                   delegate=None):
     """A sampling act function of a frozen copy of the learner (for snapshots)."""
-    from agents.policy_net import PolicyNet
+    from agents.policy.net import PolicyNet
 
     net = PolicyNet(observation_size, num_actions, cfg.ppo.hidden, cfg.ppo.activation,
                     cfg.ppo.features, cfg.ppo.delegate, cfg.ppo.symmetry)
@@ -350,7 +350,7 @@ def frozen_act_fn(cfg: TrainConfig, state_dict: dict, observation_size: int, num
 
 def make_delegate_agent(cfg: TrainConfig):
     """The agent making the decisions the learner's network does not, or None."""
-    from agents.delegate import make_delegate
+    from agents.policy.delegate import make_delegate
 
     return make_delegate(cfg.game, cfg.ppo.delegate, seed=cfg.seed + 777)
 
@@ -365,8 +365,8 @@ def train_sb3(cfg: TrainConfig, run_dir: Path, resume: bool = False,
     from stable_baselines3.common.callbacks import BaseCallback
     from tqdm import tqdm
 
-    from agents.policy import make_checkpoint, save_checkpoint
-    from agents.policy_net import PolicyNet, from_sb3_state_dict
+    from agents.policy.agent import make_checkpoint, save_checkpoint
+    from agents.policy.net import PolicyNet, from_sb3_state_dict
     from training.vec_env import make_vec_env
 
     if cfg.ppo.features != "none":

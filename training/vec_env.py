@@ -87,7 +87,7 @@ def make_vec_env(game: str, num_games: int, options: dict | None = None,
                  opponents=("random",), seed: int | None = None, reward_scale: float = 1.0,
                  max_snapshots: int = 10) -> BatchSeatVecEnv:
     """A :class:`BatchSeatVecEnv` of ``num_games`` games of ``game`` against ``opponents``."""
-    from training.games import make_engine
+    from envs.registry import make_engine
 
     engine = make_engine(game, num_games, **(options or {}))
     env = BatchSeatVecEnv(engine, make_pool(game, opponents, seed, max_snapshots), reward_scale)

@@ -1,0 +1,1 @@
+"""Abracadabra agents: rule-based bidders and card play."""

@@ -1,0 +1,1 @@
+"""Four Aces agents: greedy and look-ahead discarders, suit symmetry."""

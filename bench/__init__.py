@@ -1,0 +1,1 @@
+"""Throughput benchmarks of the engines, environments and scorers (``cardrl bench``)."""

@@ -1,0 +1,59 @@
+"""The ``cardrl`` command: one entry point, one sub-command per task.
+
+Each sub-command lives in its own module exposing ``add_arguments(parser)`` and
+``run(args) -> int``. Command modules keep heavy imports (torch, ray, open_spiel) inside
+``run`` so that ``cardrl --help`` stays fast and a missing optional extra affects only
+the command that needs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+
+#: sub-command -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("cli.demo", "the main job: train both games briefly and evaluate them"),
+    "bench": ("bench.engines", "throughput of the engines against OpenSpiel; results/bench.md"),
+    "tournament": ("cli.tournament", "duplicate-deal tournament: ratings and CIs"),
+    "bidbench": ("arena.bidbench", "Abracadabra bidding strategies compared on the same deals"),
+    "agents": ("cli.agents", "list the agents of each game, one line each"),
+    "train": ("training.train", "self-play training of a masked PPO policy from a YAML config"),
+    "play": ("arena.play", "play a game in the terminal against the agents"),
+    "replay": ("records.replay", "tell or check saved games (JSON lines from --save-games)"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cardrl",
+        description="Abracadabra and Four Aces for reinforcement learning.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        command = sub.add_parser(name, help=help_text, description=help_text)
+        command.set_defaults(_module=module_name)
+        importlib.import_module(module_name).add_arguments(command)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        return int(importlib.import_module(args._module).run(args) or 0)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # output piped into `head` and the like: not an error
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,283 @@
+"""Engineered Four Aces input features (agents/policy/features.py) and networks that use them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import agents
+from agents.policy.agent import PolicyAgent, load_checkpoint, make_checkpoint, save_checkpoint
+from agents.policy.features import (
+    FOUR_ACES_COLUMNS,
+    FOUR_ACES_SIZE,
+    JOKER,
+    SCALE,
+    feature_size,
+    four_aces_features,
+    with_features,
+)
+from agents.policy.net import PolicyNet
+from envs.cards import parse_card
+from envs.four_aces.engine import LAYOUT
+from envs.four_aces.scoring import score_cards
+from envs.registry import make_engine
+from tests.helpers.policy_checks import assert_same_legal_actions
+from training.train import config_from_dict, load_config, train
+
+
+def played_observations(n_steps: int = 12, batch: int = 64, seed: int = 3) -> np.ndarray:
+    """Observations of live seats from random play."""
+    engine = make_engine("four_aces", batch, num_players=4)
+    engine.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n_steps):
+        if engine.game_over.all():
+            break
+        obs, masks = engine.observe(), engine.legal_action_mask()
+        live = ~engine.game_over
+        out.append(obs[live])
+        actions = np.zeros(batch, dtype=np.int64)
+        for g in np.flatnonzero(live):
+            actions[g] = rng.choice(np.flatnonzero(masks[g]))
+        engine.step(actions, active=live)
+    return np.concatenate(out)
+
+
+def hand_built_observation(hand: list[str], table: list[str], jokers: int = 0) -> np.ndarray:
+    obs = np.zeros(LAYOUT.size, dtype=np.float32)
+    hand_seg = obs[LAYOUT["hand"]]
+    for c in hand:
+        hand_seg[parse_card(c)] += 1
+    hand_seg[JOKER] = jokers
+    own_table = obs[LAYOUT["tables"]][:53]
+    for c in table:
+        own_table[parse_card(c)] = 1
+    obs[LAYOUT["hand"]] = hand_seg
+    tables = obs[LAYOUT["tables"]]
+    tables[:53] = own_table
+    tables[53 + parse_card("2c")] = 1  # another seat's table: must not count
+    obs[LAYOUT["tables"]] = tables
+    return obs
+
+
+def test_features_are_a_function_of_the_observation():
+    obs = played_observations()
+    f1 = four_aces_features(obs)
+    assert f1.shape == (len(obs), FOUR_ACES_SIZE) == (len(obs), len(FOUR_ACES_COLUMNS))
+    assert f1.dtype == np.float32 and np.isfinite(f1).all()
+    # same observation -> same features, in any batch order and batch size
+    order = np.random.default_rng(0).permutation(len(obs))
+    np.testing.assert_array_equal(four_aces_features(obs[order]), f1[order])
+    np.testing.assert_array_equal(four_aces_features(obs[5]), f1[5:6])
+    np.testing.assert_array_equal(four_aces_features(obs.copy()), f1)
+    assert np.abs(f1).max() <= 3.0  # scaled to roughly [-1, 1]
+    # the ace one-hot sums to one; discard values vanish where the card is not held
+    np.testing.assert_array_equal(f1[:, -5:].sum(axis=1), 1.0)
+    held = obs[:, LAYOUT["hand"]] > 0
+    assert (f1[:, 1:54][~held] == 0).all()
+
+
+def test_discard_values_match_score_cards_on_a_hand_built_observation():
+    hand = ["Ah", "Ad", "Kd", "Qd", "5s"]
+    table = ["Jd", "As", "7c"]
+    obs = hand_built_observation(hand, table, jokers=1)
+    f = four_aces_features(obs)[0]
+    names = FOUR_ACES_COLUMNS
+    now = score_cards(hand + table)
+    assert f[names.index("score_now")] == pytest.approx(now / SCALE)
+    expected = np.zeros(53)
+    for c in hand:
+        rest = [h for h in hand if h != c] + table
+        expected[parse_card(c)] = score_cards(rest) / SCALE
+    expected[JOKER] = now / SCALE  # a joker scores nothing: discarding it changes nothing
+    np.testing.assert_allclose(f[1:54], expected, rtol=0, atol=1e-6)
+    gain = expected[[parse_card(c) for c in hand] + [JOKER]].max() - now / SCALE
+    assert f[names.index("best_discard_gain")] == pytest.approx(gain, abs=1e-6)
+    aces = np.zeros(5)
+    aces[3] = 1  # Ah, Ad in hand, As on the table
+    np.testing.assert_array_equal(f[-5:], aces)
+    # free scoring is never below 0 and uses the other rule
+    free = four_aces_features(obs, "free")[0]
+    assert free[0] == pytest.approx(score_cards(hand + table, "free") / SCALE)
+
+
+def test_empty_hand_and_none_features():
+    obs = hand_built_observation([], ["2h", "3h"])
+    f = four_aces_features(obs)[0]
+    assert f[0] == pytest.approx(score_cards(["2h", "3h"]) / SCALE)
+    assert (f[1:55] == 0).all()
+    assert feature_size("none") == 0 and feature_size("four_aces") == FOUR_ACES_SIZE
+    raw = played_observations(2)
+    np.testing.assert_array_equal(with_features("none", raw), raw)
+    with pytest.raises(ValueError, match="features"):
+        feature_size("cards")
+
+
+def test_config_field_is_checked():
+    base = {"game": "four_aces", "ppo": {"features": "four_aces"}}
+    assert config_from_dict(base).ppo.features == "four_aces"
+    assert config_from_dict({"game": "four_aces"}).ppo.features == "none"
+    with pytest.raises(ValueError, match="features"):
+        config_from_dict({"game": "four_aces", "ppo": {"features": "bogus"}})
+    with pytest.raises(ValueError, match="does not fit"):
+        config_from_dict({"game": "abracadabra", "ppo": {"features": "four_aces"}})
+    with pytest.raises(ValueError, match="four_aces_free"):
+        config_from_dict({**base, "options": {"scoring": "free"}})
+    with pytest.raises(ValueError, match="batch_ppo"):
+        config_from_dict({**base, "algo": "sb3"})
+
+
+def test_network_with_features_trains_and_checkpoints_round_trip(tmp_path):
+    cfg = load_config("configs/four_aces_4p.yaml")
+    assert cfg.ppo.features == "four_aces_turns"
+    cfg.total_steps = 300
+    cfg.max_minutes = None
+    cfg.num_games = 8
+    cfg.snapshot_interval = 100
+    cfg.checkpoint_interval = 100
+    cfg.ppo.minibatch_size = 128
+    cfg.ppo.hidden = [32]
+    cfg.opponents = [{"name": "self", "weight": 0.5}, {"name": "snapshot", "weight": 0.5}]
+    cfg.eval.deals = 2
+    cfg.eval.interval = 0
+    cfg.eval.opponent = "random"
+    cfg.eval.baselines = ["random"]
+    summary = train(cfg, tmp_path / "run", progress=False)
+    assert summary["steps"] >= 300
+    checkpoint = load_checkpoint(tmp_path / "run" / "policy.pt")
+    assert checkpoint["model"]["features"] == "four_aces_turns"
+    net = PolicyAgent("four_aces", checkpoint=checkpoint).nets[0]
+    assert net.input_size == checkpoint["observation_size"] + feature_size("four_aces_turns")
+    assert feature_size("four_aces_turns") == FOUR_ACES_SIZE + 8  # the turns-left one-hot
+    assert net.actor[0].in_features == net.input_size
+
+    # save -> load -> identical actions (the features are recomputed from the observation)
+    torch.manual_seed(0)
+    net = PolicyNet(LAYOUT.size, 54, [16], features="four_aces")
+    with torch.no_grad():
+        net.actor_head.weight.mul_(100.0)
+    original = make_checkpoint(net, "four_aces", {"num_players": 4})
+    path = save_checkpoint(original, tmp_path / "feat.pt")
+    in_memory = PolicyAgent("four_aces", checkpoint=original)
+    from_file = PolicyAgent("four_aces", path=path)
+    engine = make_engine("four_aces", 32, num_players=4)
+    engine.reset(seed=9)
+    assert_same_legal_actions(engine, in_memory, from_file, steps=8)
+
+
+def test_old_checkpoints_without_features_still_load():
+    net = PolicyNet(LAYOUT.size, 54, [8])
+    checkpoint = make_checkpoint(net, "four_aces", {})
+    del checkpoint["model"]["features"]  # as written before the field existed
+    agent = PolicyAgent("four_aces", checkpoint=checkpoint)
+    assert agent.nets[0].features == "none"
+    obs = played_observations(1, batch=4)
+    masks = np.ones((len(obs), 54), dtype=bool)
+    assert agent.act_batch(obs, masks).shape == (len(obs),)
+
+
+@pytest.mark.parametrize("variant", ["four", "three", "two_dummy", "two"])
+def test_abracadabra_bid_features_are_the_heuristic_bids_and_the_bidding_so_far(variant):
+    """C1-C3: at every bid, the one-hot bids equal what each heuristic bidder does, the top
+    bid is the highest bid already made and bids_made counts them."""
+    from agents.policy.features import ABRACADABRA_COLUMNS, abracadabra_features
+
+    engine = make_engine("abracadabra", 128, variant=variant)
+    engine.reset(seed=4)
+    bidders = {name: agents.make(name, "abracadabra") for name in
+               ("expected_tricks", "sure_tricks", "control")}
+    made = np.zeros(128, dtype=np.int64)
+    top = np.full(128, -1)
+    checked = 0
+    while (engine.legal_action_mask()[:, :14].any(axis=1)).any():
+        obs, masks = engine.observe(), engine.legal_action_mask()
+        bidding = masks[:, :14].any(axis=1)
+        features = abracadabra_features(obs[bidding])
+        assert features.shape[1] == len(ABRACADABRA_COLUMNS)
+        blocks = np.split(features[:, 1:], np.cumsum([14, 14, 14, 15]), axis=1)
+        for block in blocks:
+            np.testing.assert_array_equal(block.sum(axis=1), 1.0)  # one-hot
+        for block, name in zip(blocks[:3], bidders, strict=True):
+            acts = bidders[name].act_batch(obs[bidding], masks[bidding])
+            legal_max = masks[bidding, :14].sum(axis=1) - 1
+            np.testing.assert_array_equal(np.minimum(block.argmax(axis=1), legal_max), acts)
+        np.testing.assert_array_equal(blocks[3].argmax(axis=1) - 1, top[bidding])
+        np.testing.assert_array_equal(blocks[4].argmax(axis=1), made[bidding])
+        actions = bidders["control"].act_batch(obs, masks)
+        top = np.where(bidding, np.maximum(top, actions), top)
+        made += bidding
+        checked += int(bidding.sum())
+        engine.step(actions, active=engine.current_player >= 0)
+    assert checked >= 128 * 2
+
+
+def test_refill_features_are_the_greedy_discarders_option_values():
+    """G6/H2: refill_value:c is greedy's expected value of discarding c (after one refill),
+    turn_up_value its value of turning up; so greedy's choice is their maximum."""
+    from agents.policy.features import (
+        FOUR_ACES_REFILL_SIZE,
+        REFILL_COLUMNS,
+        four_aces_refill_features,
+    )
+
+    engine = make_engine("four_aces", 64, num_players=4)
+    engine.reset(seed=9)
+    greedy = agents.make("greedy", "four_aces")
+    for _ in range(12):
+        obs, masks = engine.observe(), engine.legal_action_mask()
+        live = engine.current_player >= 0
+        features = four_aces_refill_features(obs[live])
+        assert features.shape == (int(live.sum()), FOUR_ACES_REFILL_SIZE)
+        np.testing.assert_array_equal(features[:, :FOUR_ACES_SIZE], four_aces_features(obs[live]))
+        refill = features[:, FOUR_ACES_SIZE:]
+        assert refill.shape[1] == len(REFILL_COLUMNS) == 54
+        held = np.rint(obs[live][:, LAYOUT["hand"]]) > 0  # [n, 53]
+        assert (refill[:, :53][~held] == 0).all()
+        options = np.where(masks[live] & np.concatenate([held, np.ones((len(held), 1), bool)],
+                                                       axis=1), refill, -np.inf)
+        chosen = greedy.act_batch(obs[live], masks[live])  # ties may break either way
+        np.testing.assert_allclose(options[np.arange(len(chosen)), chosen],
+                                   options.max(axis=1), atol=1e-6)
+        actions = np.zeros(64, dtype=np.int64)
+        actions[live] = greedy.act_batch(obs[live], masks[live])
+        engine.step(actions, active=live)
+
+
+def test_turns_left_counts_the_movers_remaining_turns():
+    """H3: the round ends with the turn that empties the stock; each turn takes one card
+    (H2, G6), so the estimate is exact unless a joker makes someone draw again (G7)."""
+    from agents.policy.features import (
+        FOUR_ACES_TURNS_SIZE,
+        MAX_TURNS,
+        four_aces_turns_features,
+        turns_left,
+    )
+
+    batch = 64
+    engine = make_engine("four_aces", batch, num_players=4)
+    engine.reset(seed=5)
+    rng = np.random.default_rng(0)
+    taken = np.zeros((batch, 4), dtype=np.int64)
+    records = []  # (game, seat, predicted turns left, turns the seat had taken)
+    while not engine.game_over.all():
+        live = engine.current_player >= 0
+        obs, masks = engine.observe(), engine.legal_action_mask()
+        predicted = turns_left(obs)
+        features = four_aces_turns_features(obs[live])
+        assert features.shape == (int(live.sum()), FOUR_ACES_TURNS_SIZE)
+        onehot = features[:, -MAX_TURNS:]
+        np.testing.assert_array_equal(onehot.sum(axis=1), 1.0)
+        np.testing.assert_array_equal(onehot.argmax(axis=1) + 1,
+                                      np.clip(predicted[live], 1, MAX_TURNS))
+        actions = np.zeros(batch, dtype=np.int64)
+        for g in np.flatnonzero(live):
+            seat = engine.current_player[g]
+            records.append((g, seat, predicted[g], taken[g, seat]))
+            taken[g, seat] += 1
+            actions[g] = rng.choice(np.flatnonzero(masks[g]))
+        engine.step(actions, active=live)
+    error = np.array([p - (taken[g, s] - before) for g, s, p, before in records])
+    assert error.min() == 0  # never fewer turns than the seat really gets
+    assert error.max() <= 1 and (error == 0).mean() > 0.85

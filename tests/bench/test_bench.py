@@ -1,0 +1,89 @@
+"""`cardrl bench` runs end to end on a tiny budget and writes its report.
+
+No timing assertions: performance is checked by the benchmark itself, not by tests.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench import engines as bench
+from cli import main as cli
+
+RECORD_KEYS = {"engine", "game", "variant", "batch", "steps_per_s", "games_per_s", "obs"}
+ENGINES = {"batch", "aec", "vecenv", *bench.OPENSPIEL_MODES}
+
+
+def test_bench_writes_table_json_and_plot(tmp_path):
+    out, json_path = tmp_path / "bench.md", tmp_path / "bench.json"
+    argv = ["bench", "--seconds", "0.05", "--repeats", "1", "--batch", "1,8"]
+    argv += ["--out", str(out), "--json", str(json_path), "--memory-batch", "8"]
+    assert cli.main(argv) == 0
+
+    records = json.loads(json_path.read_text())
+    assert all(set(r) == RECORD_KEYS and r["engine"] in ENGINES for r in records)
+    ours = {(r["engine"], r["game"], r["variant"], r["batch"], r["obs"]) for r in records}
+    for game, variant in bench.VARIANTS:
+        for obs in ("float32", "int8"):  # both observation dtypes by default
+            assert {("batch", game, variant, 1, obs), ("batch", game, variant, 8, obs)} <= ours
+        assert ("aec", game, variant, 1, "float32") in ours
+    assert all(r["steps_per_s"] > 0 and r["games_per_s"] >= 0 for r in records)
+
+    text = out.read_text()
+    assert "| engine | game | variant | batch | obs | agent-steps/s | deals/s" in text
+    assert "int8 observations, best at batch" not in text  # no batch >= 1024 here
+    assert "Command: `cardrl bench --game all --batch 1,8" in text
+    assert "## Memory" in text and "state bytes/game" in text
+    assert (tmp_path / "bench.png").stat().st_size > 0
+    if bench.importlib.util.find_spec("pyspiel") is not None:
+        assert {r["engine"] for r in records} >= set(bench.OPENSPIEL_MODES)
+        assert "× OS bare" in text
+
+
+def test_bench_one_game_without_openspiel(tmp_path):
+    out, json_path = tmp_path / "four_aces.md", tmp_path / "four_aces.json"
+    argv = ["bench", "--game", "four_aces", "--seconds", "0.02", "--repeats", "2"]
+    argv += ["--batch", "4", "--out", str(out), "--no-openspiel", "--no-memory"]
+    argv += ["--obs", "int8", "--json", str(json_path)]
+    assert cli.main(argv) == 0
+    text = out.read_text()
+    assert "four_aces" in text and "abracadabra" not in text
+    assert "OpenSpiel rows skipped (--no-openspiel)" in text
+    assert "--obs int8" in text
+    batch_rows = [r for r in json.loads(json_path.read_text()) if r["engine"] == "batch"]
+    assert batch_rows and all(r["obs"] == "int8" for r in batch_rows)
+
+
+def test_bench_help_and_bad_batch(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["bench", "--help"])
+    assert exit_info.value.code == 0
+    assert "--seconds" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["bench", "--batch", "1,x"])
+    assert exit_info.value.code == 2
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["bench", "--obs", "float16"])
+    assert exit_info.value.code == 2
+
+
+def test_report_targets_per_observation_dtype():
+    R = bench.Record
+    records = [
+        R("batch", "four_aces", "3p", 1024, 900.0, 30.0, "float32", [900.0]),
+        R("batch", "four_aces", "3p", 1024, 1200.0, 40.0, "int8", [1200.0]),
+        R("aec", "four_aces", "3p", 1, 110.0, 3.0, "float32", [110.0]),
+        R("openspiel_bare", "oh_hell", "players=4", 1, 300.0, 6.0, "none", [300.0]),
+        R("openspiel_obs", "oh_hell", "players=4", 1, 100.0, 2.0, "list", [100.0]),
+        R("openspiel_observer", "oh_hell", "players=4", 1, 200.0, 4.0, "float32", [200.0]),
+    ]
+    info = {"platform": "p", "cpu": "c", "cores": 2, "usable_cores": 2, "date": "d",
+            "python": "3", "numpy": "2", "pettingzoo": "1", "open_spiel": "2"}
+    text = bench.render_markdown(records, [], info, "cardrl bench", [], None)
+    assert "`3p` batch engine, float32 observations, best at batch ≥ 1024: 3.0×" in text
+    assert "target ≥ 3×: met" in text
+    assert "`3p` batch engine, int8 observations, best at batch ≥ 1024: 4.0×" in text
+    assert "`3p` AEC: 1.10× OpenSpiel obs (target ≥ 1×: met)" in text
+    assert "| batch | four_aces | 3p | 1024 | int8 | 1,200 |" in text
