@@ -6,8 +6,7 @@ import importlib
 from collections.abc import Callable
 
 from agents.base import Agent
-
-GAMES = ("abracadabra", "four_aces")
+from envs.registry import GAMES
 
 # game -> name -> "module:Class"; modules are imported on first use (torch only for policy)
 _REGISTRY: dict[str, dict[str, str]] = {game: {} for game in GAMES}

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent
-from agents.policy.features import turns_left
+from agents.four_aces.features import turns_left
 from agents.view import ObsView
 from envs.cards import JOKER, NUM_CARDS, RANK_OF
 

@@ -7,16 +7,15 @@ import pytest
 import torch
 
 import agents
-from agents.policy.agent import PolicyAgent, load_checkpoint, make_checkpoint, save_checkpoint
-from agents.policy.features import (
+from agents.four_aces.features import (
     FOUR_ACES_COLUMNS,
     FOUR_ACES_SIZE,
     JOKER,
     SCALE,
-    feature_size,
     four_aces_features,
-    with_features,
 )
+from agents.policy.agent import PolicyAgent, load_checkpoint, make_checkpoint, save_checkpoint
+from agents.policy.features import feature_size, with_features
 from agents.policy.net import PolicyNet
 from envs.cards import parse_card
 from envs.four_aces.engine import LAYOUT
@@ -182,7 +181,7 @@ def test_old_checkpoints_without_features_still_load():
 def test_abracadabra_bid_features_are_the_heuristic_bids_and_the_bidding_so_far(variant):
     """C1-C3: at every bid, the one-hot bids equal what each heuristic bidder does, the top
     bid is the highest bid already made and bids_made counts them."""
-    from agents.policy.features import ABRACADABRA_COLUMNS, abracadabra_features
+    from agents.abracadabra.features import ABRACADABRA_COLUMNS, abracadabra_features
 
     engine = make_engine("abracadabra", 128, variant=variant)
     engine.reset(seed=4)
@@ -216,7 +215,7 @@ def test_abracadabra_bid_features_are_the_heuristic_bids_and_the_bidding_so_far(
 def test_refill_features_are_the_greedy_discarders_option_values():
     """G6/H2: refill_value:c is greedy's expected value of discarding c (after one refill),
     turn_up_value its value of turning up; so greedy's choice is their maximum."""
-    from agents.policy.features import (
+    from agents.four_aces.features import (
         FOUR_ACES_REFILL_SIZE,
         REFILL_COLUMNS,
         four_aces_refill_features,
@@ -248,7 +247,7 @@ def test_refill_features_are_the_greedy_discarders_option_values():
 def test_turns_left_counts_the_movers_remaining_turns():
     """H3: the round ends with the turn that empties the stock; each turn takes one card
     (H2, G6), so the estimate is exact unless a joker makes someone draw again (G7)."""
-    from agents.policy.features import (
+    from agents.four_aces.features import (
         FOUR_ACES_TURNS_SIZE,
         MAX_TURNS,
         four_aces_turns_features,
