@@ -160,7 +160,7 @@ class raw_env(BatchEngineAEC):  # noqa: N801 - PettingZoo's naming convention
     """Abracadabra over a batch-of-one :class:`AbracadabraEngine`."""
 
     metadata = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "name": "abracadabra_v0",
         "is_parallelizable": False,
     }

@@ -119,7 +119,8 @@ def env(
 
 
 class raw_env(BatchEngineAEC):
-    """The unwrapped Four Aces AEC environment over a batch-of-one engine."""
+    """The unwrapped Four Aces AEC environment over a batch-of-one engine (``engine``;
+    the game itself is ``engine.state``, a :class:`~envs.four_aces.state.FourAcesState`)."""
 
     metadata = {**BatchEngineAEC.metadata, "name": "four_aces_v0"}
 

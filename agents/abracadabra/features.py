@@ -10,11 +10,12 @@ from functools import lru_cache
 
 import numpy as np
 
-MAX_BID = 13  #: Abracadabra bids are 0..13 (C1)
+from agents.abracadabra.heuristics import ControlAgent, _Table, expected_tricks, sure_tricks
+from envs.abracadabra.rules import MAX_BID
 
 #: the columns of :func:`abracadabra_features`, in order
 ABRACADABRA_COLUMNS = (
-    ["expected_tricks"]  # the card-strength model's expected tricks of own hand, / 13
+    ["expected_tricks"]  # the card-strength model's expected tricks of own hand, / MAX_BID
     + [f"expected_bid:{k}" for k in range(MAX_BID + 1)]  # one-hot: expected_tricks' bid
     + [f"sure_bid:{k}" for k in range(MAX_BID + 1)]  # one-hot: sure_tricks' bid
     + [f"control_bid:{k}" for k in range(MAX_BID + 1)]  # one-hot: control's bid
@@ -25,9 +26,7 @@ ABRACADABRA_SIZE = len(ABRACADABRA_COLUMNS)
 
 
 @lru_cache(maxsize=1)
-def _control_bidder():
-    from agents.abracadabra.heuristics import ControlAgent
-
+def _control_bidder() -> ControlAgent:
     return ControlAgent("abracadabra")
 
 
@@ -46,8 +45,6 @@ def abracadabra_features(observations: np.ndarray) -> np.ndarray:
     and ``control`` (clipped to 0..13); the highest bid so far (-1: none) and how many
     players have bid (C1–C3). Outside bidding the bids are those the hand would make now.
     """
-    from agents.abracadabra.heuristics import _Table, expected_tricks, sure_tricks
-
     obs = np.asarray(observations, dtype=np.float32)
     table = _Table(obs)
     n = table.n

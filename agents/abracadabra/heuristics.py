@@ -51,28 +51,29 @@ import numpy as np
 
 from agents.base import Agent
 from agents.view import ObsView
-from envs.cards import JOKER, NUM_CARDS, RANK_OF, SUIT_OF
+from envs.abracadabra.config import VARIANT_SPECS
+from envs.abracadabra.observation import LAYOUT, VARIANT_ORDER
+from envs.abracadabra.rules import (
+    BID_OFFSET,
+    CALL,
+    MAX_BID,
+    NO_CALL,
+    PLAY_OFFSET,
+    SHOW_OFFSET,
+    STOP,
+    Phase,
+)
+from envs.cards import JOKER, NUM_CARDS, RANK_OF, RANKS, SUIT_OF
 
-# variant index (the "variant" one-hot: four, three, two_dummy, two) -> table A
-_PLAYERS = np.array([4, 3, 2, 2])
-_HANDS = np.array([4, 3, 3, 2])
-_CARDS_EACH = np.array([13, 12, 12, 12])
-_LOWEST_RANK = np.array([0, 4, 4, 7])  # rank index of the deck's lowest card: 2, 6, 6, 9
-
-# action offsets (a fixed contract with envs.abracadabra.engine)
-BID_OFFSET, SHOW_OFFSET, STOP, PLAY_OFFSET, CALL, NO_CALL = 0, 14, 67, 68, 121, 122
-NUM_ACTIONS = 123
-# phase one-hot positions
-_BID, _SHOW, _CALL, _PLAY = 0, 1, 2, 3
+# table A by the observation's variant one-hot (its position: VARIANT_ORDER)
+_SPECS = [VARIANT_SPECS[name] for name in VARIANT_ORDER]
+_PLAYERS = np.array([spec.num_players for spec in _SPECS])
+_HANDS = np.array([spec.num_hands for spec in _SPECS])
+_CARDS_EACH = np.array([spec.cards_each for spec in _SPECS])
+_LOWEST_RANK = np.array([RANKS.index(spec.lowest_rank) for spec in _SPECS])  # rank index
 
 _RANK14 = np.where(np.arange(NUM_CARDS) == JOKER, 13, RANK_OF).astype(np.int64)
 _NEG = -1.0e9
-
-
-def _layout():
-    from envs.abracadabra.engine import LAYOUT
-
-    return LAYOUT
 
 
 def _pick(score: np.ndarray, cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -85,7 +86,7 @@ class _Table:
     """Everything the card-play policy needs, decoded from an observation batch."""
 
     def __init__(self, obs: np.ndarray):
-        v = ObsView(_layout(), obs)
+        v = ObsView(LAYOUT, obs)
         n = v.n
         self.n = n
         rows = np.arange(n)
@@ -95,7 +96,7 @@ class _Table:
         self.E = _CARDS_EACH[variant]
         self.has_dummy = self.H > self.P
         self.suit_size = 13 - _LOWEST_RANK[variant]  # cards of each suit in the deck
-        self.phase = v.index("phase")
+        self.phase = v.index("phase")  # the Phase value (the one-hot's position), -1 over
         self.hand = v.flag("hand")
         self.dummy = v.flag("dummy_hand")
         self.shown = v.flag("shown")
@@ -369,22 +370,22 @@ class AbracadabraHeuristic(Agent):
         out = np.zeros(t.n, np.int64)
         phase = t.phase
         # play (every step): vectorised
-        play = np.flatnonzero(phase == _PLAY)
+        play = np.flatnonzero(phase == Phase.PLAY.value)
         if len(play):
             sub = _Table(np.asarray(observations)[play]) if len(play) < t.n else t
             cards = choose_play(sub, masks[play, PLAY_OFFSET : PLAY_OFFSET + NUM_CARDS])
             out[play] = PLAY_OFFSET + cards
-        bid = np.flatnonzero(phase == _BID)
+        bid = np.flatnonzero(phase == Phase.BID.value)
         if len(bid):
             sub = _Table(np.asarray(observations)[bid])
             values = self.bid_values(sub)
-            hi = masks[bid, BID_OFFSET : BID_OFFSET + 14].sum(axis=1) - 1
+            hi = masks[bid, BID_OFFSET : BID_OFFSET + MAX_BID + 1].sum(axis=1) - 1
             out[bid] = BID_OFFSET + np.clip(values, 0, hi)
-        show = np.flatnonzero(phase == _SHOW)
+        show = np.flatnonzero(phase == Phase.SHOW.value)
         if len(show):
             sub = _Table(np.asarray(observations)[show])
             out[show] = self.show_actions(sub, masks[show])
-        call = np.flatnonzero(phase == _CALL)
+        call = np.flatnonzero(phase == Phase.CALL.value)
         if len(call):
             sub = _Table(np.asarray(observations)[call])
             out[call] = np.where(self.call_decisions(sub), CALL, NO_CALL)

@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.four_aces.heuristics import GreedyDiscarder
+from agents.four_aces.view import FourAcesView, turns_left
 from agents.view import ObsView
+from envs.cards import JOKER, NUM_CARDS
+from envs.four_aces.observation import LAYOUT
+from envs.four_aces.rules import ACES
+from envs.four_aces.scoring import score_presence
 
-NUM_CARDS = 53  #: card types of the observation (52 cards and the joker, index 52)
-JOKER = 52
 SCALE = 10.0  #: points are divided by this (round scores lie in about -8 .. 22)
 
 #: the columns of :func:`four_aces_features`, in order
@@ -24,7 +28,7 @@ FOUR_ACES_COLUMNS = (
     ["score_now"]  # own hand (non-joker) + own table score, / SCALE
     + [f"discard_value:{c}" for c in range(NUM_CARDS)]  # score after discarding c, / SCALE
     + ["best_discard_gain"]  # max over held cards of (discard value - score now), / SCALE
-    + [f"aces:{k}" for k in range(5)]  # one-hot number of aces in own hand + table
+    + [f"aces:{k}" for k in range(len(ACES) + 1)]  # one-hot aces in own hand + table
 )
 FOUR_ACES_SIZE = len(FOUR_ACES_COLUMNS)
 
@@ -51,9 +55,6 @@ def four_aces_features(observations: np.ndarray, scoring: str = "strict") -> np.
 
         Points are divided by :data:`SCALE`.
     """
-    from envs.four_aces.engine import ACES, LAYOUT
-    from envs.four_aces.scoring import score_presence
-
     view = ObsView(LAYOUT, observations)
     n = view.n
     hand = np.rint(view["hand"]).astype(np.int8)  # [N, 53] counts (the joker may be 2)
@@ -101,14 +102,12 @@ def four_aces_refill_features(observations: np.ndarray) -> np.ndarray:
     Returns float32 [N, ``FOUR_ACES_REFILL_SIZE``]; ``refill_value:c`` is 0 where c is not
     in the hand. About 25 times slower than :func:`four_aces_features`.
     """
-    from agents.four_aces.heuristics import GreedyDiscarder, _State
-
     obs = np.asarray(observations, dtype=np.float32)
-    state = _State(obs)
-    values = GreedyDiscarder("four_aces").option_values(state)  # [N, 5 hand slots + turn up]
-    refill = np.zeros((state.n, len(REFILL_COLUMNS)), dtype=np.float32)
-    rows, slots = np.nonzero(state.hand >= 0)
-    refill[rows, state.hand[rows, slots]] = values[rows, slots] / SCALE
+    view = FourAcesView(obs)
+    values = GreedyDiscarder("four_aces").option_values(view)  # [N, 5 hand slots + turn up]
+    refill = np.zeros((view.n, len(REFILL_COLUMNS)), dtype=np.float32)
+    rows, slots = np.nonzero(view.hand >= 0)
+    refill[rows, view.hand[rows, slots]] = values[rows, slots] / SCALE
     refill[:, NUM_CARDS] = values[:, -1] / SCALE
     return np.concatenate([four_aces_features(obs), refill], axis=1)
 
@@ -118,22 +117,6 @@ MAX_TURNS = 8  #: own turns left are counted up to this (more are one column)
 #: the columns :func:`four_aces_turns_features` adds to :data:`FOUR_ACES_COLUMNS`
 TURNS_COLUMNS = [f"turns_left:{k}" for k in range(1, MAX_TURNS + 1)]
 FOUR_ACES_TURNS_SIZE = FOUR_ACES_SIZE + len(TURNS_COLUMNS)
-
-
-def turns_left(observations: np.ndarray) -> np.ndarray:
-    """int [N]: the turns the player to move has left in the round, this one included.
-
-    Every turn takes one card from the stock (the turned-up card, H2 b, or the refill,
-    G6) and the round ends with the turn that empties it (H3), so with ``s`` cards in the
-    stock and ``P`` players the mover has ``ceil(s / P)`` turns — fewer when a joker makes
-    someone draw again (G7). 0 with an empty stock (no decision is asked then).
-    """
-    from envs.four_aces.engine import DECK_SIZE, LAYOUT
-
-    view = ObsView(LAYOUT, observations)
-    stock = np.rint(view.scalar("stock_size") * DECK_SIZE).astype(np.int64)
-    players = np.argmax(view["num_players"], axis=1) + 3
-    return -(-stock // players)
 
 
 def four_aces_turns_features(observations: np.ndarray) -> np.ndarray:

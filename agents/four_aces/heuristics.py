@@ -26,72 +26,31 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent
-from agents.four_aces.features import turns_left
-from agents.view import ObsView
-from envs.cards import JOKER, NUM_CARDS, RANK_OF
+from agents.four_aces.view import FourAcesView
+from envs.cards import NUM_CARDS
+from envs.four_aces.rules import ACES, DRAW, MAX_HAND, TABLE_CARDS
+from envs.four_aces.scoring import score_batch
 
-DRAW = 53
-NUM_ACTIONS = 54
-_ACES = np.flatnonzero(RANK_OF == 12)
-_MAX_HAND = 5  # L <= 3 + 2 jokers (G7)
-_TABLE = 3  # table cards per player (G3)
 _NEG = -1.0e9
-
-
-def _layout():
-    from envs.four_aces.engine import LAYOUT
-
-    return LAYOUT
+#: a hand and own table as one card list: MAX_HAND hand slots, then the table cards
+_SET = MAX_HAND + TABLE_CARDS
 
 
 def _score(cards: np.ndarray, four_aces_value: float) -> np.ndarray:
     """float [...]: value of card sets [..., n] (-1 padded): the K3 strict score, or
     ``four_aces_value`` when the set holds all four aces (K1)."""
-    from envs.four_aces.scoring import score_batch
-
     shape = cards.shape[:-1]
     flat = cards.reshape(-1, cards.shape[-1])
     if flat.shape[0] == 0:
         return np.zeros(shape)
     score = score_batch(flat, "strict").astype(np.float64)
-    aces = np.isin(flat, _ACES).sum(axis=1)
+    aces = np.isin(flat, ACES).sum(axis=1)
     return np.where(aces == 4, four_aces_value, score).reshape(shape)
-
-
-class _State:
-    """The decision-relevant part of a Four Aces observation batch."""
-
-    def __init__(self, observations: np.ndarray):
-        v = ObsView(_layout(), observations)
-        self.n = n = v.n
-        hand = np.rint(v["hand"]).astype(np.int64)  # counts, the joker up to 2
-        tables = np.rint(v.blocks("tables", 5)).astype(np.int64)  # [N, 5, 53]
-        pile = np.rint(v["discard_pile"]).astype(np.int64)
-        # hand and own table as padded card lists (jokers kept as 52 in the hand)
-        self.hand = np.full((n, _MAX_HAND), -1, np.int64)
-        self.table = np.full((n, _TABLE), -1, np.int64)
-        for r in range(n):
-            cards = np.repeat(np.arange(NUM_CARDS), hand[r])[:_MAX_HAND]
-            self.hand[r, : len(cards)] = cards
-            own = np.repeat(np.arange(NUM_CARDS), tables[r, 0])[:_TABLE]
-            self.table[r, : len(own)] = own
-        # unseen cards: the deck (52 + 2 jokers) minus everything seen (stock + others' hands)
-        seen = hand + tables.sum(axis=1) + pile
-        full = np.ones(NUM_CARDS, np.int64)
-        full[JOKER] = 2
-        unseen = np.maximum(full[None, :] - seen, 0)
-        self.joker_chance = unseen[:, JOKER] / np.maximum(unseen.sum(axis=1), 1)
-        self.pool = unseen.copy()
-        self.pool[:, JOKER] = 0  # refills: non-joker cards (a joker would refill again)
-        # aces still out (the four-aces premium needs them)
-        self.aces_out = self.pool[:, _ACES].sum(axis=1)
-        # will the player have another turn before the stock runs out (H3)?
-        self.more_turns = turns_left(observations) > 1
 
 
 def _ace_premium(sets: np.ndarray, aces_out: np.ndarray) -> np.ndarray:
     """Premium for kept aces while the missing ones are still out: 2 -> 0.3, 3 -> 1.5."""
-    aces = np.isin(sets, _ACES).sum(axis=-1)
+    aces = np.isin(sets, ACES).sum(axis=-1)
     reachable = aces + aces_out.reshape(aces_out.shape + (1,) * (aces.ndim - 1)) >= 4
     return np.where(reachable, np.select([aces == 2, aces == 3], [0.3, 1.5], 0.0), 0.0)
 
@@ -105,22 +64,22 @@ class _FourAcesAgent(Agent):
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         masks = np.asarray(action_masks, dtype=bool)
-        s = _State(observations)
-        values = self.option_values(s)  # [N, _MAX_HAND + 1]: hand slots, then turn-up
+        s = FourAcesView(observations)
+        values = self.option_values(s)  # [N, MAX_HAND + 1]: hand slots, then turn-up
         legal = np.zeros_like(values, dtype=bool)
         present = s.hand >= 0
         rows = np.arange(s.n)[:, None]
-        legal[:, :_MAX_HAND] = present & masks[rows, np.maximum(s.hand, 0)]
-        legal[:, _MAX_HAND] = masks[:, DRAW]
+        legal[:, :MAX_HAND] = present & masks[rows, np.maximum(s.hand, 0)]
+        legal[:, MAX_HAND] = masks[:, DRAW]
         best = np.where(legal, values, _NEG).argmax(axis=1)
-        card = s.hand[np.arange(s.n), np.minimum(best, _MAX_HAND - 1)]
-        out = np.where(best == _MAX_HAND, DRAW, card).astype(np.int64)
+        card = s.hand[np.arange(s.n), np.minimum(best, MAX_HAND - 1)]
+        out = np.where(best == MAX_HAND, DRAW, card).astype(np.int64)
         bad = ~legal.any(axis=1) | ~masks[np.arange(s.n), np.maximum(out, 0)]
         if bad.any():  # never illegal: fall back to the first legal action
             out[bad] = masks[bad].argmax(axis=1)
         return out
 
-    def option_values(self, s: _State) -> np.ndarray:
+    def option_values(self, s: FourAcesView) -> np.ndarray:
         raise NotImplementedError
 
 
@@ -130,17 +89,17 @@ class GreedyDiscarder(_FourAcesAgent):
 
     summary = "greedy: exact expected K3 value after one refill vs turning up; keeps aces"
 
-    def option_values(self, s: _State) -> np.ndarray:
+    def option_values(self, s: FourAcesView) -> np.ndarray:
         n = s.n
         pool_cards = np.arange(NUM_CARDS)
         weights = s.pool / np.maximum(s.pool.sum(axis=1, keepdims=True), 1)  # [N, 53]
-        base = np.concatenate([s.hand, s.table], axis=1)  # [N, 8]
-        # discarding slot i and drawing card u: sets [N, 5, 53, 8]
-        sets = np.broadcast_to(base[:, None, None, :], (n, _MAX_HAND, NUM_CARDS, 8)).copy()
-        for i in range(_MAX_HAND):
+        base = np.concatenate([s.hand, s.table], axis=1)  # [N, _SET]
+        # discarding slot i and drawing card u: sets [N, MAX_HAND, 53, _SET]
+        sets = np.broadcast_to(base[:, None, None, :], (n, MAX_HAND, NUM_CARDS, _SET)).copy()
+        for i in range(MAX_HAND):
             sets[:, i, :, i] = pool_cards[None, :]
         useful = (weights > 0)[:, None, :] & (s.hand >= 0)[:, :, None]  # [N, 5, 53]
-        values = np.zeros((n, _MAX_HAND, NUM_CARDS))
+        values = np.zeros((n, MAX_HAND, NUM_CARDS))
         idx = np.nonzero(useful)
         values[idx] = _score(sets[idx], self.four_aces_value) + _ace_premium(
             sets[idx], s.aces_out[idx[0]]
@@ -149,8 +108,8 @@ class GreedyDiscarder(_FourAcesAgent):
         # turning up keeps the hand; a joker (G7) adds a slot: one more card next turn
         keep = _score(base, self.four_aces_value) + _ace_premium(base, s.aces_out)
         extra = np.concatenate([base, np.full((n, 1), -1)], axis=1)
-        extra_sets = np.broadcast_to(extra[:, None, :], (n, NUM_CARDS, 9)).copy()
-        extra_sets[:, :, 8] = pool_cards[None, :]
+        extra_sets = np.broadcast_to(extra[:, None, :], (n, NUM_CARDS, _SET + 1)).copy()
+        extra_sets[:, :, _SET] = pool_cards[None, :]
         ok = np.nonzero(weights > 0)
         gain = np.zeros((n, NUM_CARDS))
         gain[ok] = _score(extra_sets[ok], self.four_aces_value)
@@ -169,7 +128,7 @@ class LookaheadDiscarder(_FourAcesAgent):
         self.samples = int(samples)
         self.inner = int(inner)
 
-    def option_values(self, s: _State) -> np.ndarray:
+    def option_values(self, s: FourAcesView) -> np.ndarray:
         n, S, M = s.n, self.samples, self.inner
         present = s.hand >= 0  # [N, 5]
         K = int(present.sum(axis=1).max())  # hand slots in use (3 unless a joker came)
@@ -208,10 +167,10 @@ class LookaheadDiscarder(_FourAcesAgent):
             step2 = np.where(ok, v2.mean(axis=4), _NEG).max(axis=3)
             value = value.copy()
             value[more] = np.maximum(v1[more], step2)
-        out = np.full((n, _MAX_HAND + 1), _NEG)
+        out = np.full((n, MAX_HAND + 1), _NEG)
         out[:, :K] = value[:, :K].mean(axis=2)
         # turning up: a joker (G7) adds a slot (worth about half a point)
-        out[:, _MAX_HAND] = value[:, K].mean(axis=1) + s.joker_chance * 0.5
+        out[:, MAX_HAND] = value[:, K].mean(axis=1) + s.joker_chance * 0.5
         return out
 
 

@@ -22,8 +22,10 @@ from itertools import permutations
 
 import numpy as np
 
+from envs.cards import NUM_CARDS, NUM_RANKS, NUM_SUITS
+from envs.four_aces.observation import LAYOUT
+
 SYMMETRIES = ("none", "suits")
-NUM_SUITS, NUM_RANKS = 4, 13
 SUITED = NUM_SUITS * NUM_RANKS  #: cards 0..51 carry a suit; 52 is the joker
 _PERMUTATIONS = np.array(list(permutations(range(NUM_SUITS))), dtype=np.int64)  # [24, 4]
 _CODE_WEIGHTS = NUM_SUITS ** np.arange(NUM_SUITS - 1, -1, -1)  # a suit order as a base-4 code
@@ -43,8 +45,6 @@ def check_symmetry(game: str, name: str) -> str:
 
 def _card_segments() -> list[tuple[int, int]]:
     """(start, number of 53-card blocks) of the card-indexed observation segments."""
-    from envs.four_aces.engine import LAYOUT, NUM_CARDS
-
     blocks = []
     for seg in LAYOUT:
         if seg.name in ("hand", "tables", "discard_pile", "last_discard"):
@@ -65,8 +65,6 @@ def _card_order(perm: np.ndarray, size: int) -> np.ndarray:
 def _tables(observation_size: int, num_actions: int):
     """Per suit permutation (24): the source column of every canonical observation column
     [24, D] and the original action of every canonical action [24, A]."""
-    from envs.four_aces.engine import NUM_CARDS
-
     columns = np.tile(np.arange(observation_size), (len(_PERMUTATIONS), 1))
     actions = np.zeros((len(_PERMUTATIONS), num_actions), dtype=np.int64)
     for p, perm in enumerate(_PERMUTATIONS):
@@ -93,8 +91,6 @@ def canonical_suit_order(observations: np.ndarray) -> np.ndarray:
     as a 13-bit number (aces the highest bit). Suits that tie on all three hold the same
     ranks everywhere that matters to the player; the lower original suit goes first.
     """
-    from envs.four_aces.engine import LAYOUT, NUM_CARDS
-
     obs = np.asarray(observations)
     hand = obs[:, LAYOUT["hand"]]
     tables = obs[:, LAYOUT["tables"]]

@@ -1,21 +1,24 @@
 """Abracadabra: the pure-numpy batch rules engine (no RL framework imported).
 
-The PettingZoo environment is :mod:`envs.abracadabra_v0`.
+The rules' constants are :mod:`.rules`, the games' arrays :mod:`.state`, the engine
+:mod:`.engine`; the PettingZoo environment is :mod:`envs.abracadabra_v0`.
 """
 
 from .config import AbracadabraConfig, VariantSpec
-from .engine import (
+from .engine import AbracadabraEngine
+from .observation import LAYOUT
+from .rules import (
     ACTION_NAMES,
     BID_OFFSET,
     CALL,
-    LAYOUT,
     NO_CALL,
     NUM_ACTIONS,
     PLAY_OFFSET,
     SHOW_OFFSET,
     STOP,
-    AbracadabraEngine,
+    Phase,
 )
+from .state import AbracadabraState
 
 __all__ = [
     "ACTION_NAMES",
@@ -29,5 +32,7 @@ __all__ = [
     "STOP",
     "AbracadabraConfig",
     "AbracadabraEngine",
+    "AbracadabraState",
+    "Phase",
     "VariantSpec",
 ]

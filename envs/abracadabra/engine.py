@@ -10,7 +10,8 @@ with exactly T tricks (F2). Hitters score the bonus, everyone scores tricks and 
 of bid-rank T (S1–S3); the pot goes to the hitters or carries over (S4). A match runs until
 ``target_points`` (M1–M3).
 
-Phases, one small legal-action function and one transition function each:
+Phases (:class:`~.rules.Phase`), one small legal-action function and one transition
+function each:
 
 ======  ==============================================================================
 phase   decision
@@ -24,15 +25,17 @@ PLAY    the hand to act plays a card (E1–E4)        actions ``play:<card>``
 OVER    the episode has ended (no actions)
 ======  ==============================================================================
 
-Every transition is vectorised over the games of the batch in that phase (index arrays
-and ``np.where``); there is no per-game Python loop on the step/observe/mask path.
+The games are :attr:`AbracadabraEngine.state`, an :class:`~.state.AbracadabraState` of
+fixed-shape arrays with one row per game; the constants and rule tables are :mod:`.rules`
+and the observation encoder is :mod:`.observation`. Every transition is vectorised over the
+games of the batch in that phase (index arrays and ``np.where``); there is no per-game
+Python loop on the step/observe/mask path. A batch of one (what the AEC environment drives)
+takes the single-game fast paths gathered at the end of the class.
 
 Card sets (hands, cards played, cards shown) are ``uint64`` bit sets, bit ``c`` for card
 index ``c``: playing a card is one ``&=``, "must follow suit" is one ``&`` with a
-precomputed suit set, and the observation unpacks them in one call. The tables that turn
-rules into lookups (suit sets to follow, trick strengths) are built once below; the
-observation encoder is :mod:`.observation`. ``_hands``, ``_played`` and ``_shown`` are
-read-only bool views of the bit sets, for tests, rendering and debugging.
+precomputed suit set (:data:`~.rules.FOLLOW_BITS`), and the observation unpacks them in one
+call.
 
 Chips: every bidding player stakes ``ante`` (C2); the declarer adds ``ante`` (``multiple``)
 or ``raise_increment`` (``add``) per shown card (D2). At the end of a deal the pot is split
@@ -45,7 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.cards import CARD_NAMES, JOKER, NUM_CARDS, RANK_OF, SUIT_OF, names, parse_card
+from envs.cards import CARD_NAMES, JOKER, NUM_CARDS, SUIT_OF, names, parse_card
 from envs.core import (
     BatchEngine,
     check_out,
@@ -57,80 +60,40 @@ from envs.core import (
 )
 
 from .config import AbracadabraConfig
-from .observation import (  # noqa: F401  (LAYOUT and MAX_SLOTS are re-exported)
-    LAYOUT,
-    MAX_SLOTS,
-    ObservationEncoder,
-    int8_error,
-    observation_scale,
-    slot_tables,
-    unpack_cards,
+from .observation import LAYOUT, ObservationEncoder, int8_error, observation_scale
+from .rules import (
+    ACTION_NAMES,
+    BID_OFFSET,
+    BID_VALUE,
+    CALL,
+    CARD_BIT,
+    FOLLOW_BITS,
+    NO_CALL,
+    NUM_ACTIONS,
+    PHASE_NAMES,
+    PLAY_OFFSET,
+    SHOW_OFFSET,
+    STOP,
+    TRICK_STRENGTH,
+    Phase,
 )
+from .state import AbracadabraState, unpack_cards
 
-# -- actions ------------------------------------------------------------------------------
-MAX_BID = 13
-BID_OFFSET = 0  # bid:0 .. bid:13
-SHOW_OFFSET = BID_OFFSET + MAX_BID + 1  # 14: show:<card> for the 53 card indices
-STOP = SHOW_OFFSET + NUM_CARDS  # 67: stop showing
-PLAY_OFFSET = STOP + 1  # 68: play:<card> for the 53 card indices
-CALL = PLAY_OFFSET + NUM_CARDS  # 121: say "Abracadabra"
-NO_CALL = CALL + 1  # 122: let the chance go
-NUM_ACTIONS = NO_CALL + 1  # 123
-
-ACTION_NAMES: tuple[str, ...] = (
-    tuple(f"bid:{n}" for n in range(MAX_BID + 1))
-    + tuple(f"show:{c}" for c in CARD_NAMES)
-    + ("stop",)
-    + tuple(f"play:{c}" for c in CARD_NAMES)
-    + ("call", "no_call")
-)
-assert len(ACTION_NAMES) == NUM_ACTIONS
-
-# -- phases -------------------------------------------------------------------------------
-BID, SHOW, CALL_PHASE, PLAY, OVER = 0, 1, 2, 3, 4
-PHASE_NAMES = ("bid", "show", "call", "play", "over")
-
-# -- card tables --------------------------------------------------------------------------
-#: A3 bid-rank value of every card: A = 1, 2..10 face value, J = 11, Q = 12, K = 13;
-#: -1 for the joker (it has none).
-BID_VALUE = np.where(RANK_OF == 12, 1, RANK_OF + 2).astype(np.int8)
-BID_VALUE[JOKER] = -1
-#: effective suit of every card for each trump (row = trump + 1, trump -1 = none):
-#: the joker belongs to the trump suit (B3).
-EFFECTIVE_SUIT = np.tile(SUIT_OF, (5, 1)).astype(np.int8)
-EFFECTIVE_SUIT[:, JOKER] = np.arange(-1, 4)
-#: the bit of every card in a uint64 card set
-CARD_BIT = np.left_shift(np.uint64(1), np.arange(NUM_CARDS, dtype=np.uint64))
-#: E2 follow-suit sets: FOLLOW_BITS[trump + 1, led card + 1] = the cards of the led card's
-#: effective suit; the first column (led card -1: leading the trick) is empty, no constraint
-FOLLOW_BITS = np.zeros((5, NUM_CARDS + 1), np.uint64)
-#: E3 strength of every card in a trick: TRICK_STRENGTH[trump + 1, led card, card] is 100
-#: for the joker, 50 + rank for a trump, 20 + rank for the suit led, else 0 (the highest
-#: wins; the cards of a trick are distinct, so there are no ties)
-TRICK_STRENGTH = np.zeros((5, NUM_CARDS, NUM_CARDS), np.int8)
-for _row in range(5):
-    _suit, _trump = EFFECTIVE_SUIT[_row], _row - 1
-    for _led in range(NUM_CARDS):
-        _same = _suit == _suit[_led]
-        FOLLOW_BITS[_row, _led + 1] = CARD_BIT[_same].sum()  # distinct bits: sum == union
-        TRICK_STRENGTH[_row, _led] = np.where(
-            np.arange(NUM_CARDS) == JOKER, 100,
-            np.where((_suit == _trump) & (_trump >= 0), 50 + RANK_OF,
-                     np.where(_same, 20 + RANK_OF, 0)))
-# The hot paths index these tables, and the [B, H] / [B, P] state arrays, with flat indices
-# (``table.reshape(-1).take(row * width + column)``): numpy's indexing with two or three
-# index arrays costs several times more than one flat gather.
+# Phases: numpy inspects an IntEnum member as a possible array before using it as a number
+# (a slow path on every call), so numpy expressions compare and store ``Phase.X.value``; the
+# single-game paths compare Python ints (``phase.item(0)``) with the members.
 
 _DEALER_COUNTER = np.uint64(2**63 + 12345)  # hash counter of the first-dealer draw (B1)
-
 
 class AbracadabraEngine(BatchEngine):
     """``batch_size`` independent Abracadabra games as fixed-shape numpy arrays.
 
-    Public attributes besides :class:`~envs.core.BatchEngine`'s: ``config``, ``deal_over``
-    (bool [B], a deal ended during the last step), ``last_points`` (int [B, P], points of
-    the last finished deal), ``last_chips`` (float [B, P]), ``totals`` (int [B, P], match
-    totals), ``winners`` (bool [B, P], set when the episode is over), ``pot`` (int [B]).
+    The games are :attr:`state` (:class:`~.state.AbracadabraState`). Besides
+    :class:`~envs.core.BatchEngine`'s attributes, ``config`` and read-only properties
+    returning state arrays for drivers: ``deal_over`` (bool [B], a deal ended during the
+    last step), ``last_points`` (int [B, P], points of the last finished deal),
+    ``last_chips`` (float [B, P]), ``totals`` (int [B, P], match totals), ``winners``
+    (bool [B, P], set when the episode is over), ``pot`` (int [B]).
     """
 
     def __init__(self, config: AbracadabraConfig | None = None, batch_size: int = 1):
@@ -150,83 +113,63 @@ class AbracadabraEngine(BatchEngine):
         self.layout = LAYOUT
         self.observation_bounds = (0.0, 1.0e6)
         self.observation_scale = observation_scale(config)  # of the int8 observation
-        self._int8_error = int8_error(config)  # None: int8 observations are exact
         self.deck = config.deck
         self.has_dummy = config.spec.has_dummy
+        #: the games: one row per game of every state array
+        self.state = AbracadabraState.allocate(B, P, H)
+        # -- engine-private constants and caches (not game state) -------------------------
+        self._int8_error = int8_error(config)  # None: int8 observations are exact
         self._bonus = np.array((0, *config.bonus), np.int32)  # S1 by hitter count
         self._raise = config.ante if config.raise_mode == "multiple" else config.raise_increment
         self._auto_call = config.call_mode == "auto"
         self._deals_limit = config.deals_limit
-        self._hand_at_slot, self._slot_of_hand = slot_tables(P, H)
         self._next_hand = ((np.arange(H) + 1) % H).astype(np.int8)  # E1: clockwise
         self._rows = np.arange(B)
         self._row_h = self._rows * H  # flat offset of each game's row in a [B, H] array
         self._rng = np.random.default_rng()
         self._mask_cache: np.ndarray | None = None
+        self._encoder = ObservationEncoder(config, B)  # per-variant column tables
 
-        # -- state: one row per game -------------------------------------------------
-        self._key = np.zeros(B, np.uint64)  # the game's 64-bit key: deals are f(key, k)
-        self._deal_index = np.zeros(B, np.int64)  # k of the current deal (shuffle counter)
-        self._deals_done = np.zeros(B, np.int32)  # deals finished this episode
-        self._dealer = np.zeros(B, np.int8)  # seat dealing this deal (B1)
-        self._hand_bits = np.zeros((B, H), np.uint64)  # cards held, per hand (bit set)
-        self._leftover = np.full(B, -1, np.int8)  # turned-up card (B2), -1 if none
-        self._trump = np.full(B, -1, np.int8)  # trump suit 0..3, -1 for no trump (B2)
-        self._phase = np.full(B, OVER, np.int8)  # BID/SHOW/CALL_PHASE/PLAY/OVER
-        self._bids = np.full((B, P), -1, np.int8)  # bid per seat, -1 not yet (C1)
-        self._num_bids = np.zeros(B, np.int8)  # bids made so far
-        self._declarer = np.full(B, -1, np.int8)  # seat of the declarer (C3), -1 in BID
-        self._target = np.full(B, -1, np.int8)  # target T (C3), -1 in BID
-        self._shown_bits = np.zeros(B, np.uint64)  # shown and still held (D1), bit set
-        self._num_shown = np.zeros(B, np.int8)  # cards shown this deal (D2)
-        self._stakes = np.zeros((B, P), np.int32)  # chips staked this deal (C2, D2)
-        self._played_bits = np.zeros((B, H), np.uint64)  # played this deal, by hand (bits)
-        self._trick = np.full((B, H), -1, np.int8)  # current trick: card per hand, -1
-        self._trick_size = np.zeros(B, np.int8)  # cards in the current trick
-        self._leader = np.full(B, -1, np.int8)  # hand leading the current trick
-        self._to_play = np.full(B, -1, np.int8)  # hand whose card is next (PLAY)
-        self._dummy_ctrl = np.full(B, -1, np.int8)  # seat playing the dummy this trick (E4)
-        self._tricks_won = np.zeros((B, H), np.int8)  # tricks taken per hand (dummy too)
-        self._tricks_done = np.zeros(B, np.int8)  # tricks completed this deal
-        self._rank_cards = np.zeros((B, H), np.int8)  # taken cards of bid-rank T (S3)
-        self._called = np.zeros((B, P), bool)  # said "Abracadabra" (F1)
-        self.current_player = np.full(B, -1, np.int8)  # seat to act, -1 when over
-        self.game_over = np.ones(B, bool)  # episode ended
-        self.pot = np.zeros(B, np.int64)  # chips in the pot, carry-over included (S4)
-        self.totals = np.zeros((B, P), np.int64)  # match points (M1)
-        self.winners = np.zeros((B, P), bool)  # highest totals, set at episode end (M1)
-        self.deal_over = np.zeros(B, bool)  # a deal ended during the last step
-        # -- the last finished deal, per game (result() builds the dict lazily) ---------
-        self._has_result = np.zeros(B, bool)
-        self.last_points = np.zeros((B, P), np.int64)  # S1–S3 points of each seat
-        self.last_chips = np.zeros((B, P), np.float64)  # net chips of each seat
-        self._last_declarer = np.zeros(B, np.int8)
-        self._last_target = np.zeros(B, np.int8)
-        self._last_tricks = np.zeros((B, H), np.int8)
-        self._last_hitters = np.zeros((B, P), bool)
-        self._last_called = np.zeros((B, P), bool)
-        self._last_stakes = np.zeros((B, P), np.int32)
-        self._last_share = np.zeros((B, P), np.float64)  # S4 share of the pot
-        self._last_final_share = np.zeros((B, P), np.float64)  # M2 share at episode end
-        self._last_carry = np.zeros(B, np.int64)  # pot carried over after S4
-        self._last_deal = np.zeros(B, np.int32)  # index of that deal in the episode
-        self._encoder = ObservationEncoder(self)  # per-variant column tables
-
-    # -- bool views of the card bit sets (read-only copies: tests, render, debugging) ----
+    # -- the driver API: state arrays, read-only attributes of the engine -----------------
     @property
-    def _hands(self) -> np.ndarray:
-        """bool [B, H, 53]: the cards each hand holds."""
-        return _read_only(unpack_cards(self._hand_bits))
+    def current_player(self) -> np.ndarray:
+        """int8 [B]: the seat to act in each game, -1 once the episode is over."""
+        return self.state.current_player
 
     @property
-    def _played(self) -> np.ndarray:
-        """bool [B, H, 53]: the cards each hand has played this deal."""
-        return _read_only(unpack_cards(self._played_bits))
+    def game_over(self) -> np.ndarray:
+        """bool [B]: the episode of that game has ended."""
+        return self.state.game_over
 
     @property
-    def _shown(self) -> np.ndarray:
-        """bool [B, 53]: the cards the declarer has shown and still holds (D1)."""
-        return _read_only(unpack_cards(self._shown_bits))
+    def deal_over(self) -> np.ndarray:
+        """bool [B]: a deal ended during the last step."""
+        return self.state.deal_over
+
+    @property
+    def totals(self) -> np.ndarray:
+        """int64 [B, P]: match points (M1)."""
+        return self.state.totals
+
+    @property
+    def winners(self) -> np.ndarray:
+        """bool [B, P]: the highest totals, set when the episode is over (M1)."""
+        return self.state.winners
+
+    @property
+    def pot(self) -> np.ndarray:
+        """int64 [B]: chips in the pot, carry-over included (S4)."""
+        return self.state.pot
+
+    @property
+    def last_points(self) -> np.ndarray:
+        """int64 [B, P]: points of the last finished deal (S1–S3)."""
+        return self.state.last_points
+
+    @property
+    def last_chips(self) -> np.ndarray:
+        """float64 [B, P]: net chips of the last finished deal."""
+        return self.state.last_chips
 
     # ===================================================================================
     # reset and dealing
@@ -241,26 +184,27 @@ class AbracadabraEngine(BatchEngine):
         set. ``seed`` re-seeds the engine's generator; each reset game gets a 64-bit key,
         from ``game_seeds`` (one per reset game) or drawn from the generator. A game's k-th
         deal and its first dealer are pure functions of its key (B1, B2)."""
+        s = self.state
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         g, keys = games_to_reset(self.batch_size, games, game_seeds, self._rng)
         if len(g) == 0:
             return
-        self._key[g] = keys
-        self._deal_index[g] = 0
-        self._deals_done[g] = 0
-        self.totals[g] = 0
-        self.pot[g] = 0
-        self.winners[g] = False
-        self.game_over[g] = False
-        self.deal_over[g] = False
-        self._has_result[g] = False
+        s.key[g] = keys
+        s.deal_index[g] = 0
+        s.deals_done[g] = 0
+        s.totals[g] = 0
+        s.pot[g] = 0
+        s.winners[g] = False
+        s.game_over[g] = False
+        s.deal_over[g] = False
+        s.has_result[g] = False
         # One hash call for both draws: row 0 is the first dealer's (lane 0 of the dealer
         # counter, B1), row 1 shuffles deal 0 (exactly what shuffled() would draw, B2)
         n = len(g)
         counters = np.concatenate([np.full(n, _DEALER_COUNTER), np.zeros(n, np.uint64)])
         u = hashed_uniform(np.concatenate([keys, keys]), counters, len(self.deck))
-        self._dealer[g] = np.minimum((u[:n, 0] * self.num_players).astype(np.int64),
+        s.dealer[g] = np.minimum((u[:n, 0] * self.num_players).astype(np.int64),
                                      self.num_players - 1)  # B1: drawn at random
         self._deal(g, u[n:])
         self._mask_cache = None
@@ -269,14 +213,15 @@ class AbracadabraEngine(BatchEngine):
         """Shuffle and deal the current deal of games ``g`` (B2) and open the bidding.
         ``uniforms``: the hash draws of this deal, if the caller has them already (they
         give the same cards as :func:`~envs.core.shuffled`)."""
+        s = self.state
         n, H, E = len(g), self.num_hands, self.cards_each
         if uniforms is None:
-            cards = shuffled(self._key[g], self._deal_index[g], self.deck)  # [n, D]
+            cards = shuffled(s.key[g], s.deal_index[g], self.deck)  # [n, D]
         else:
             cards = self.deck[stable_argsort_rows(uniforms)]
         dealt = cards[:, : H * E].reshape(n, H, E)  # hand h gets the h-th E cards
         # distinct bits: their sum is their union (einsum: a fast sum over the short axis)
-        self._hand_bits[g] = np.einsum("ijk->ij", CARD_BIT[dealt])
+        s.hand_bits[g] = np.einsum("ijk->ij", CARD_BIT[dealt])
         if len(self.deck) > H * E:
             self._set_leftover(g, cards[:, H * E])
         else:
@@ -286,32 +231,33 @@ class AbracadabraEngine(BatchEngine):
     def _set_leftover(self, g: np.ndarray, leftover: np.ndarray) -> None:
         """B2: the leftover's suit is trump; the joker or no leftover means no trump."""
         leftover = np.asarray(leftover, np.int8)
-        self._leftover[g] = leftover
+        self.state.leftover[g] = leftover
         plain = (leftover >= 0) & (leftover != JOKER)
-        self._trump[g] = np.where(plain, SUIT_OF[leftover], -1)
+        self.state.trump[g] = np.where(plain, SUIT_OF[leftover], -1)
 
     def _start_deal(self, g: np.ndarray) -> None:
         """Clear the per-deal state of games ``g`` and start the bidding left of the
         dealer (C1)."""
-        self._phase[g] = BID
-        self._bids[g] = -1
-        self._num_bids[g] = 0
-        self._declarer[g] = -1
-        self._target[g] = -1
-        self._shown_bits[g] = 0
-        self._num_shown[g] = 0
-        self._stakes[g] = 0
-        self._played_bits[g] = 0
-        self._trick[g] = -1
-        self._trick_size[g] = 0
-        self._leader[g] = -1
-        self._to_play[g] = -1
-        self._dummy_ctrl[g] = -1
-        self._tricks_won[g] = 0
-        self._tricks_done[g] = 0
-        self._rank_cards[g] = 0
-        self._called[g] = False
-        self.current_player[g] = (self._dealer[g] + 1) % self.num_players
+        s = self.state
+        s.phase[g] = Phase.BID.value
+        s.bids[g] = -1
+        s.num_bids[g] = 0
+        s.declarer[g] = -1
+        s.target[g] = -1
+        s.shown_bits[g] = 0
+        s.num_shown[g] = 0
+        s.stakes[g] = 0
+        s.played_bits[g] = 0
+        s.trick[g] = -1
+        s.trick_size[g] = 0
+        s.leader[g] = -1
+        s.to_play[g] = -1
+        s.dummy_ctrl[g] = -1
+        s.tricks_won[g] = 0
+        s.tricks_done[g] = 0
+        s.rank_cards[g] = 0
+        s.called[g] = False
+        s.current_player[g] = (s.dealer[g] + 1) % self.num_players
 
     def reset_with_deal(
         self,
@@ -351,7 +297,7 @@ class AbracadabraEngine(BatchEngine):
         self.reset(seed=seed, games=mask)
         g = np.array([game])
         if dealer is not None:
-            self._dealer[game] = dealer
+            self.state.dealer[game] = dealer
         if parsed is not None:
             self._lay_out(game, parsed, lo)
         self._start_deal(g)
@@ -363,14 +309,14 @@ class AbracadabraEngine(BatchEngine):
         :meth:`reset_with_deal`; dealer, pot and totals are kept."""
         if not 0 <= game < self.batch_size:
             raise ValueError(f"game={game!r} is out of range: expected 0..{self.batch_size - 1}")
-        if self._phase[game] != BID or self._num_bids[game] > 0:
+        if self.state.phase[game] != Phase.BID.value or self.state.num_bids[game] > 0:
             raise ValueError("set_deal is only allowed before the first bid of a deal")
         parsed, lo = self._parse_deal(hands, leftover)
         self._lay_out(game, parsed, lo)
         self._mask_cache = None
 
     def _lay_out(self, game: int, parsed: list[list[int]], leftover: int) -> None:
-        self._hand_bits[game] = [CARD_BIT[row].sum() for row in parsed]
+        self.state.hand_bits[game] = [CARD_BIT[row].sum() for row in parsed]
         self._set_leftover(np.array([game]), np.array([leftover]))
 
     def _parse_deal(self, hands: list[list[str]], leftover: str | None) -> tuple[list, int]:
@@ -430,38 +376,24 @@ class AbracadabraEngine(BatchEngine):
     def _legal_mask(self) -> np.ndarray:
         """The mask of the current state, computed once per state (do not modify it)."""
         if self._mask_cache is None:
-            mask = np.zeros((self.batch_size, NUM_ACTIONS), bool)
-            if self.batch_size == 1:
-                self._mask_cache = self._legal_one(mask)
-                return mask
-            counts = np.bincount(self._phase, minlength=OVER + 1)
-            # most steps are card plays: that one is computed for the whole batch at once
-            if counts[PLAY]:
-                self._legal_play(mask)
-            for phase, fill in (
-                (BID, self._legal_bid),
-                (SHOW, self._legal_show),
-                (CALL_PHASE, self._legal_call),
-            ):
-                if counts[phase]:
-                    fill(np.flatnonzero(self._phase == phase), mask)
-            self._mask_cache = mask
+            self._mask_cache = self._legal_one() if self.batch_size == 1 else self._legal_batch()
         return self._mask_cache
 
-    def _legal_one(self, mask: np.ndarray) -> np.ndarray:
-        """:meth:`_legal_mask` of a batch of one into ``mask``; a card play (most steps)
-        on numpy scalars, as :meth:`_legal_play` does for a whole batch."""
-        phase = self._phase[0]
-        if phase == PLAY:
-            hand = self._hand_bits[0, self._to_play[0]]
-            led_card = self._trick[0, self._leader[0]]
-            legal = int(hand & FOLLOW_BITS[self._trump[0] + 1, led_card + 1]) or int(hand)
-            packed = np.frombuffer(legal.to_bytes(8, "little"), np.uint8)
-            mask[0, PLAY_OFFSET : PLAY_OFFSET + NUM_CARDS] = np.unpackbits(
-                packed, count=NUM_CARDS, bitorder="little")
-        elif phase != OVER:
-            fill = (self._legal_bid, self._legal_show, self._legal_call)[phase]
-            fill(self._rows, mask)
+    def _legal_batch(self) -> np.ndarray:
+        """bool [B, 123]: the legal actions of every game, one function per phase."""
+        phase = self.state.phase
+        mask = np.zeros((self.batch_size, NUM_ACTIONS), bool)
+        counts = np.bincount(phase, minlength=len(Phase))
+        # most steps are card plays: that one is computed for the whole batch at once
+        if counts[Phase.PLAY.value]:
+            self._legal_play(mask)
+        for ph, fill in (
+            (Phase.BID.value, self._legal_bid),
+            (Phase.SHOW.value, self._legal_show),
+            (Phase.CALL.value, self._legal_call),
+        ):
+            if counts[ph]:
+                fill(np.flatnonzero(phase == ph), mask)
         return mask
 
     def _legal_bid(self, g: np.ndarray, mask: np.ndarray) -> None:
@@ -470,7 +402,8 @@ class AbracadabraEngine(BatchEngine):
 
     def _legal_show(self, g: np.ndarray, mask: np.ndarray) -> None:
         """D1: show any held card not yet shown, or stop."""
-        held = self._hand_bits[g, self._declarer[g]] & ~self._shown_bits[g]
+        s = self.state
+        held = s.hand_bits[g, s.declarer[g]] & ~s.shown_bits[g]
         mask[g, SHOW_OFFSET : SHOW_OFFSET + NUM_CARDS] = unpack_cards(held)
         mask[g, STOP] = True
 
@@ -482,13 +415,14 @@ class AbracadabraEngine(BatchEngine):
     def _legal_play(self, mask: np.ndarray) -> None:
         """E2: follow the suit led if able (the joker is a trump, B3); else any card.
         Computed for every game (the ones not in PLAY get an empty set)."""
+        s = self.state
         row_h = self._row_h
-        hand = self._hand_bits.reshape(-1).take(row_h + self._to_play)  # junk if not PLAY
-        led_card = self._trick.reshape(-1).take(row_h + self._leader)  # -1: leading
-        suit_row = (self._trump.astype(np.intp) + 1) * (NUM_CARDS + 1)
+        hand = s.hand_bits.reshape(-1).take(row_h + s.to_play)  # junk if not PLAY
+        led_card = s.trick.reshape(-1).take(row_h + s.leader)  # -1: leading
+        suit_row = (s.trump.astype(np.intp) + 1) * (NUM_CARDS + 1)
         follow = hand & FOLLOW_BITS.reshape(-1).take(suit_row + led_card + 1)
         legal = np.where(follow != 0, follow, hand)
-        legal[self._phase != PLAY] = 0
+        legal[s.phase != Phase.PLAY.value] = 0
         mask[:, PLAY_OFFSET : PLAY_OFFSET + NUM_CARDS] = unpack_cards(legal)
 
     # ===================================================================================
@@ -507,52 +441,33 @@ class AbracadabraEngine(BatchEngine):
         actions = actions.astype(np.int64, copy=False)
         if B == 1:
             return self._step_one(actions, active)
-        act = ~self.game_over
+        return self._step_batch(actions, active)
+
+    def _step_batch(self, actions: np.ndarray, active: np.ndarray | None) -> np.ndarray:
+        """:meth:`step` of checked int64 ``actions`` [B]: every game of a phase at once."""
+        B, s = self.batch_size, self.state
+        act = ~s.game_over
         if active is not None:
             act &= np.asarray(active, dtype=bool).reshape(B)
         self._check_legal(actions, act)
 
         rewards = np.zeros((B, self.num_players), np.float32)
-        self.deal_over.fill(False)
+        s.deal_over.fill(False)
         finished = np.zeros(B, bool)
         # each game makes exactly one transition, chosen by its phase before the step
-        phase = np.where(act, self._phase, OVER)
-        counts = np.bincount(phase, minlength=OVER + 1)
+        phase = np.where(act, s.phase, Phase.OVER.value)
+        counts = np.bincount(phase, minlength=len(Phase))
         for ph, apply in (
-            (BID, self._step_bid),
-            (SHOW, self._step_show),
-            (CALL_PHASE, self._step_call),
-            (PLAY, self._step_play),
+            (Phase.BID.value, self._step_bid),
+            (Phase.SHOW.value, self._step_show),
+            (Phase.CALL.value, self._step_call),
+            (Phase.PLAY.value, self._step_play),
         ):
             if counts[ph]:
                 g = np.flatnonzero(phase == ph)
                 apply(g, actions[g], finished)
         if finished.any():
             self._finish_deal(np.flatnonzero(finished), rewards)
-        self._mask_cache = None
-        return rewards
-
-    def _step_one(self, actions: np.ndarray, active: np.ndarray | None) -> np.ndarray:
-        """:meth:`step` for a batch of one: the same transition functions, without the
-        phase dispatch over index arrays (numpy's per-call cost dominates here)."""
-        rewards = np.zeros((1, self.num_players), np.float32)
-        self.deal_over[0] = False
-        act = not self.game_over[0]
-        if active is not None:
-            act = act and bool(np.asarray(active, dtype=bool).reshape(1)[0])
-        if act:
-            a = int(actions[0])
-            if not (0 <= a < NUM_ACTIONS and self._legal_mask()[0, a]):
-                self._check_legal(actions, np.ones(1, bool))  # raises, naming the action
-            finished = np.zeros(1, bool)
-            phase = self._phase[0]
-            if phase == PLAY:
-                self._play_one(a - PLAY_OFFSET, finished)
-            else:
-                transition = (self._step_bid, self._step_show, self._step_call)[phase]
-                transition(self._rows, actions, finished)
-            if finished[0]:
-                self._finish_deal(self._rows, rewards)
         self._mask_cache = None
         return rewards
 
@@ -568,215 +483,171 @@ class AbracadabraEngine(BatchEngine):
             a = int(actions[b])
             name = repr(ACTION_NAMES[a]) if 0 <= a < NUM_ACTIONS else f"{a} (out of range)"
             where = f" in game {b}" if self.batch_size > 1 else ""
+            s = self.state
             raise ValueError(f"illegal action {name}{where}: phase is "
-                             f"{PHASE_NAMES[self._phase[b]]!r}, seat {self.current_player[b]} "
+                             f"{PHASE_NAMES[s.phase[b]]!r}, seat {s.current_player[b]} "
                              "to act; nothing was changed")
 
     def _step_bid(self, g: np.ndarray, a: np.ndarray, finished: np.ndarray) -> None:
         """C1–C3: record the bid and its stake; after the last bid, name the declarer."""
+        s = self.state
         P = self.num_players
-        seat = self.current_player[g].astype(np.int64)
+        seat = s.current_player[g].astype(np.int64)
         at = g * P + seat  # flat index of the bidder's [B, P] entries
-        self._bids.reshape(-1)[at] = a - BID_OFFSET
-        self._stakes.reshape(-1)[at] += self.config.ante  # C2
-        self.pot[g] += self.config.ante
-        self._num_bids[g] += 1
-        self.current_player[g] = (seat + 1) % P
-        done = g[self._num_bids[g] == P]
+        s.bids.reshape(-1)[at] = a - BID_OFFSET
+        s.stakes.reshape(-1)[at] += self.config.ante  # C2
+        s.pot[g] += self.config.ante
+        s.num_bids[g] += 1
+        s.current_player[g] = (seat + 1) % P
+        done = g[s.num_bids[g] == P]
         if len(done):
             # C3: highest bid; argmax over bidding order gives ties to the first bidder
-            order = (self._dealer[done, None].astype(np.int64) + 1 + np.arange(P)) % P
-            in_order = self._bids[done[:, None], order]
+            order = (s.dealer[done, None].astype(np.int64) + 1 + np.arange(P)) % P
+            in_order = s.bids[done[:, None], order]
             first = np.argmax(in_order, axis=1)
             declarer = order[np.arange(len(done)), first]
-            self._declarer[done] = declarer
-            self._target[done] = in_order.max(axis=1)
-            self._phase[done] = SHOW
-            self.current_player[done] = declarer
+            s.declarer[done] = declarer
+            s.target[done] = in_order.max(axis=1)
+            s.phase[done] = Phase.SHOW.value
+            s.current_player[done] = declarer
 
     def _step_show(self, g: np.ndarray, a: np.ndarray, finished: np.ndarray) -> None:
         """D1–D2: a shown card raises the declarer's stake; ``stop`` ends the showing."""
+        s = self.state
         stop = a == STOP
-        s = g[~stop]
-        if len(s):
-            self._shown_bits[s] |= CARD_BIT[a[~stop] - SHOW_OFFSET]
-            self._num_shown[s] += 1
-            self._stakes[s, self._declarer[s]] += self._raise  # D2
-            self.pot[s] += self._raise
-        s = g[stop]
-        if len(s):
-            zero = self._target[s] == 0
+        show = g[~stop]
+        if len(show):
+            s.shown_bits[show] |= CARD_BIT[a[~stop] - SHOW_OFFSET]
+            s.num_shown[show] += 1
+            s.stakes[show, s.declarer[show]] += self._raise  # D2
+            s.pot[show] += self._raise
+        done = g[stop]
+        if len(done):
+            zero = s.target[done] == 0
             if self._auto_call:
-                self._called[s[zero]] = True  # F1 auto: every bidding player says it
-                self._start_play(s)
+                s.called[done[zero]] = True  # F1 auto: every bidding player says it
+                self._start_play(done)
             else:
-                self._start_play(s[~zero])
-                c = s[zero]  # F1, T = 0: calls before the first lead, from the declarer
-                self._phase[c] = CALL_PHASE
-                self.current_player[c] = self._declarer[c]
+                self._start_play(done[~zero])
+                c = done[zero]  # F1, T = 0: calls before the first lead, from the declarer
+                s.phase[c] = Phase.CALL.value
+                s.current_player[c] = s.declarer[c]
 
     def _start_play(self, g: np.ndarray) -> None:
         """E1: the declarer leads the first trick."""
-        self._phase[g] = PLAY
-        self._leader[g] = self._declarer[g]
-        self._to_play[g] = self._declarer[g]
-        self._dummy_ctrl[g] = self._declarer[g]  # E4: the leader plays for the dummy
-        self.current_player[g] = self._declarer[g]
+        s = self.state
+        s.phase[g] = Phase.PLAY.value
+        s.leader[g] = s.declarer[g]
+        s.to_play[g] = s.declarer[g]
+        s.dummy_ctrl[g] = s.declarer[g]  # E4: the leader plays for the dummy
+        s.current_player[g] = s.declarer[g]
 
     def _step_call(self, g: np.ndarray, a: np.ndarray, finished: np.ndarray) -> None:
         """F1: record the decision; the chance is gone either way."""
-        seat = self.current_player[g].astype(np.int64)
-        self._called[g, seat] = a == CALL
-        before_lead = self._tricks_done[g] == 0
+        s = self.state
+        seat = s.current_player[g].astype(np.int64)
+        s.called[g, seat] = a == CALL
+        before_lead = s.tricks_done[g] == 0
         # T = 0: the next bidding player decides; after the last one the declarer leads
         pre = g[before_lead]
         nxt = (seat[before_lead] + 1) % self.num_players
-        last = nxt == self._declarer[pre]
-        self.current_player[pre[~last]] = nxt[~last]
+        last = nxt == s.declarer[pre]
+        s.current_player[pre[~last]] = nxt[~last]
         self._start_play(pre[last])
         # after the T-th trick: play on (the caller leads) or the deal is over
         post = g[~before_lead]
-        over = self._tricks_done[post] == self.cards_each
+        over = s.tricks_done[post] == self.cards_each
         finished[post[over]] = True
         on = post[~over]
-        self._phase[on] = PLAY
-        self.current_player[on] = self._controller(on, self._to_play[on])
+        s.phase[on] = Phase.PLAY.value
+        s.current_player[on] = self._controller(on, s.to_play[on])
 
     def _controller(self, g: np.ndarray, hand: np.ndarray) -> np.ndarray:
         """The seat choosing hand ``hand``'s card: its owner, or for the dummy the seat
         controlling it this trick (E4)."""
         if not self.has_dummy:
             return hand
-        return np.where(hand < self.num_players, hand, self._dummy_ctrl[g]).astype(np.int8)
+        return np.where(hand < self.num_players, hand, self.state.dummy_ctrl[g]).astype(np.int8)
 
     def _step_play(self, g: np.ndarray, a: np.ndarray, finished: np.ndarray) -> None:
         """E1–E4: play the card; when the trick is complete, give it to its winner."""
+        s = self.state
         card = a - PLAY_OFFSET
         bit = CARD_BIT[card]
-        hand = self._to_play[g]
+        hand = s.to_play[g]
         at = g * self.num_hands + hand  # flat index of the hand's [B, H] entries
-        self._hand_bits.reshape(-1)[at] &= ~bit
-        self._played_bits.reshape(-1)[at] |= bit
-        self._shown_bits[g] &= ~bit  # a shown card stays face up only until played (D1)
-        self._trick.reshape(-1)[at] = card
-        size = self._trick_size[g] + 1
-        self._trick_size[g] = size
+        s.hand_bits.reshape(-1)[at] &= ~bit
+        s.played_bits.reshape(-1)[at] |= bit
+        s.shown_bits[g] &= ~bit  # a shown card stays face up only until played (D1)
+        s.trick.reshape(-1)[at] = card
+        size = s.trick_size[g] + 1
+        s.trick_size[g] = size
         nxt = self._next_hand[hand]  # E1: clockwise (a complete trick: see _end_trick)
-        self._to_play[g] = nxt
-        self.current_player[g] = self._controller(g, nxt)
+        s.to_play[g] = nxt
+        s.current_player[g] = self._controller(g, nxt)
         complete = size == self.num_hands
         if complete.any():
             self._end_trick(g[complete], finished)
 
-    def _play_one(self, card: int, finished: np.ndarray) -> None:
-        """:meth:`_step_play` of a batch of one, on numpy scalars."""
-        bit = CARD_BIT[card]
-        hand = self._to_play[0]
-        self._hand_bits[0, hand] &= ~bit
-        self._played_bits[0, hand] |= bit
-        self._shown_bits[0] &= ~bit
-        self._trick[0, hand] = card
-        size = self._trick_size[0] + 1
-        self._trick_size[0] = size
-        nxt = self._next_hand[hand]
-        self._to_play[0] = nxt
-        self.current_player[0] = (nxt if not self.has_dummy or nxt < self.num_players
-                                  else self._dummy_ctrl[0])
-        if size == self.num_hands:
-            self._end_trick_one(finished)
-
-    def _end_trick_one(self, finished: np.ndarray) -> None:
-        """:meth:`_end_trick` of a batch of one, on Python scalars."""
-        P = self.num_players
-        trick = self._trick[0]  # all cards present
-        strength = TRICK_STRENGTH[self._trump[0] + 1, trick[self._leader[0]]].take(trick)
-        winner = int(strength.argmax())
-        won = int(self._tricks_won[0, winner]) + 1
-        self._tricks_won[0, winner] = won
-        done = int(self._tricks_done[0]) + 1
-        self._tricks_done[0] = done
-        target = int(self._target[0])
-        self._rank_cards[0, winner] += int(np.count_nonzero(BID_VALUE.take(trick) == target))
-        controller = winner
-        if self.has_dummy:  # E4, as in _end_trick
-            if winner >= P:
-                self._dummy_ctrl[0] = (int(self._dummy_ctrl[0]) + 1) % P
-                controller = int(self._dummy_ctrl[0])
-            else:
-                self._dummy_ctrl[0] = winner
-        trick.fill(-1)
-        self._trick_size[0] = 0
-        self._leader[0] = winner
-        self._to_play[0] = winner
-        self.current_player[0] = controller
-        reached = winner < P and won == target  # F1
-        if self._auto_call:
-            if reached:
-                self._called[0, winner] = True
-            finished[0] = done == self.cards_each
-        elif reached:
-            self._phase[0] = CALL_PHASE
-            self.current_player[0] = winner
-        else:
-            finished[0] = done == self.cards_each
-
     def _end_trick(self, g: np.ndarray, finished: np.ndarray) -> None:
         """E3: the joker, else the highest trump, else the highest card of the suit led
         wins; the winner leads next. F1: a player reaching T tricks may call."""
+        s = self.state
         P, H = self.num_players, self.num_hands
-        trick = self._trick[g]  # [n, H], all cards present
-        led = self._trick.reshape(-1)[g * H + self._leader[g]]
-        row = (self._trump[g].astype(np.intp) + 1) * NUM_CARDS + led  # TRICK_STRENGTH row
+        trick = s.trick[g]  # [n, H], all cards present
+        led = s.trick.reshape(-1)[g * H + s.leader[g]]
+        row = (s.trump[g].astype(np.intp) + 1) * NUM_CARDS + led  # TRICK_STRENGTH row
         strength = TRICK_STRENGTH.reshape(-1).take(row[:, None] * NUM_CARDS + trick)
         winner = strength.argmax(axis=1)
         at = g * H + winner  # flat index of the winner's [B, H] entries
-        won = self._tricks_won.reshape(-1)[at] + 1
-        self._tricks_won.reshape(-1)[at] = won
-        done = self._tricks_done[g] + 1
-        self._tricks_done[g] = done
-        target = self._target[g]
+        won = s.tricks_won.reshape(-1)[at] + 1
+        s.tricks_won.reshape(-1)[at] = won
+        done = s.tricks_done[g] + 1
+        s.tricks_done[g] = done
+        target = s.target[g]
         of_rank = (BID_VALUE[trick] == target[:, None]).view(np.int8)  # [n, H] of 0/1
-        self._rank_cards.reshape(-1)[at] += np.einsum("ij->i", of_rank)  # (a fast row sum)
+        s.rank_cards.reshape(-1)[at] += np.einsum("ij->i", of_rank)  # (a fast row sum)
         if self.has_dummy:
             # E4: the winner (a player) controls the dummy; when the dummy leads, the seat
             # that did not control it in the trick just played does
-            other = (self._dummy_ctrl[g] + 1) % P
-            self._dummy_ctrl[g] = np.where(winner < P, winner, other)
-        self._trick[g] = -1
-        self._trick_size[g] = 0
-        self._leader[g] = winner
-        self._to_play[g] = winner
-        self.current_player[g] = self._controller(g, winner)
+            other = (s.dummy_ctrl[g] + 1) % P
+            s.dummy_ctrl[g] = np.where(winner < P, winner, other)
+        s.trick[g] = -1
+        s.trick_size[g] = 0
+        s.leader[g] = winner
+        s.to_play[g] = winner
+        s.current_player[g] = self._controller(g, winner)
         # F1: the T-th trick (T >= 1 here, since the winner has taken one)
         reached = (winner < P) & (won == target)
         last = done == self.cards_each
         if self._auto_call:
             r = reached.nonzero()[0]
-            self._called[g[r], winner[r]] = True
+            s.called[g[r], winner[r]] = True
             finished[g[last]] = True
         else:
             c = g[reached]
-            self._phase[c] = CALL_PHASE
-            self.current_player[c] = winner[reached]
+            s.phase[c] = Phase.CALL.value
+            s.current_player[c] = winner[reached]
             finished[g[last & ~reached]] = True
 
     def _finish_deal(self, g: np.ndarray, rewards: np.ndarray) -> None:
         """S1–S4 scoring; M1–M3 match end; otherwise the next deal (dealer passes left)."""
+        s = self.state
         P = self.num_players
-        tricks, called, target = self._tricks_won[g], self._called[g], self._target[g]
-        stakes = self._stakes[g]
+        tricks, called, target = s.tricks_won[g], s.called[g], s.target[g]
+        stakes = s.stakes[g]
         won = tricks[:, :P].astype(np.int64)
         hit = called & (won == target[:, None])  # F2
         h = hit.sum(axis=1)
-        points = hit * self._bonus[h][:, None] + won + 2 * self._rank_cards[g, :P]  # S1–S3
-        pot = self.pot[g]
+        points = hit * self._bonus[h][:, None] + won + 2 * s.rank_cards[g, :P]  # S1–S3
+        pot = s.pot[g]
         share = np.where(hit, (pot / np.maximum(h, 1))[:, None], 0.0)  # S4
         carry = np.where(h > 0, 0, pot)
-        totals = self.totals[g] + points
-        self.totals[g] = totals
-        deals_done = self._deals_done[g] + 1
-        self._deals_done[g] = deals_done
-        self.deal_over[g] = True
+        totals = s.totals[g] + points
+        s.totals[g] = totals
+        deals_done = s.deals_done[g] + 1
+        s.deals_done[g] = deals_done
+        s.deal_over[g] = True
         # the episode ends after target_points (M1) or the deal limit (M3)
         best = totals.max(axis=1)
         if self.config.episode == "deal":
@@ -786,23 +657,23 @@ class AbracadabraEngine(BatchEngine):
         winners = (totals == best[:, None]) & over[:, None]
         w = winners.sum(axis=1)
         final = np.where(winners, (carry / np.maximum(w, 1))[:, None], 0.0)  # M2
-        self.pot[g] = np.where(over, 0, carry)
+        s.pot[g] = np.where(over, 0, carry)
         chips = share + final - stakes
         # the result of this deal
-        self._has_result[g] = True
-        self.last_points[g] = points
-        self.last_chips[g] = chips
-        self._last_declarer[g] = self._declarer[g]
-        self._last_target[g] = target
-        self._last_tricks[g] = tricks
-        self._last_hitters[g] = hit
-        self._last_called[g] = called
-        self._last_stakes[g] = stakes
-        self._last_share[g] = share
-        self._last_final_share[g] = final
-        self._last_carry[g] = carry
-        self._last_deal[g] = deals_done - 1
-        self.winners[g] = winners
+        s.has_result[g] = True
+        s.last_points[g] = points
+        s.last_chips[g] = chips
+        s.last_declarer[g] = s.declarer[g]
+        s.last_target[g] = target
+        s.last_tricks[g] = tricks
+        s.last_hitters[g] = hit
+        s.last_called[g] = called
+        s.last_stakes[g] = stakes
+        s.last_share[g] = share
+        s.last_final_share[g] = final
+        s.last_carry[g] = carry
+        s.last_deal[g] = deals_done - 1
+        s.winners[g] = winners
         # rewards, for every seat at once
         kind = self.config.reward
         if kind == "points":
@@ -818,13 +689,13 @@ class AbracadabraEngine(BatchEngine):
             rewards[g] = np.where(over[:, None], np.where(winners, win_r, lose_r), 0.0)
         # episode over, or the next deal: the deal passes left (B1), the pot carries (S4)
         done = g[over]
-        self._phase[done] = OVER
-        self.current_player[done] = -1
-        self.game_over[done] = True
+        s.phase[done] = Phase.OVER.value
+        s.current_player[done] = -1
+        s.game_over[done] = True
         nxt = g[~over]
         if len(nxt):
-            self._dealer[nxt] = (self._dealer[nxt] + 1) % P
-            self._deal_index[nxt] += 1
+            s.dealer[nxt] = (s.dealer[nxt] + 1) % P
+            s.deal_index[nxt] += 1
             self._deal(nxt)
 
     # ===================================================================================
@@ -843,67 +714,173 @@ class AbracadabraEngine(BatchEngine):
         out = observation_buffer(B, self.layout.size, dtype, out)
         check_out(out, B, self.layout.size, self._int8_error)
         if B == 1 and (seats is None or np.size(seats) == 1) and out.dtype == np.float32:
-            seat = max(int(self.current_player[0]), 0) if seats is None else (
+            seat = max(int(self.state.current_player[0]), 0) if seats is None else (
                 int(np.asarray(seats).reshape(-1)[0]))
             if not 0 <= seat < P:
                 raise ValueError(f"seats must be 1 seat numbers in 0..{P - 1}, got {seats}")
-            self._encoder.encode_one(self, seat, out[0])
+            self.observe_one(seat, out[0])
             return out
         if seats is None:
-            seats = np.maximum(self.current_player, 0).astype(np.intp)
+            seats = np.maximum(self.state.current_player, 0).astype(np.intp)
         else:
             seats = np.asarray(seats).astype(np.int64).reshape(-1)
             if seats.shape != (B,) or (seats < 0).any() or (seats >= P).any():
                 raise ValueError(f"seats must be {B} seat numbers in 0..{P - 1}, got {seats}")
-        return self._encoder.encode(self, seats, out)
+        return self._observe_batch(seats, out)
 
-    def observe_one(self, seat: int, out: np.ndarray) -> None:
-        """See :meth:`envs.core.BatchEngine.observe_one` (game 0, no argument checks)."""
-        self._encoder.encode_one(self, seat, out)
+    def _observe_batch(self, seats: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+        """:meth:`observe` of checked ``seats`` (int [B]) by the batch encoder."""
+        return self._encoder.encode(self.state, seats, out)
 
     # ===================================================================================
     # results and inspection
     # ===================================================================================
     def result(self, game: int = 0) -> dict | None:
         """The last finished deal of ``game`` as a dict (``info["result"]``), or None."""
-        if not self._has_result[game]:
+        s = self.state
+        if not s.has_result[game]:
             return None
         P = self.num_players
         res = {
-            "deal": int(self._last_deal[game]),
-            "declarer": int(self._last_declarer[game]),
-            "target": int(self._last_target[game]),
-            "tricks": self._last_tricks[game].tolist(),
-            "called": [int(s) for s in range(P) if self._last_called[game, s]],
-            "hitters": [int(s) for s in range(P) if self._last_hitters[game, s]],
-            "points": self.last_points[game].tolist(),
-            "stakes": self._last_stakes[game].tolist(),
-            "pot_share": self._last_share[game].tolist(),
-            "final_share": self._last_final_share[game].tolist(),
-            "carry": int(self._last_carry[game]),
-            "chips": self.last_chips[game].tolist(),
-            "totals": self.totals[game].tolist(),
-            "match_over": bool(self.game_over[game]),
+            "deal": int(s.last_deal[game]),
+            "declarer": int(s.last_declarer[game]),
+            "target": int(s.last_target[game]),
+            "tricks": s.last_tricks[game].tolist(),
+            "called": [int(seat) for seat in range(P) if s.last_called[game, seat]],
+            "hitters": [int(seat) for seat in range(P) if s.last_hitters[game, seat]],
+            "points": s.last_points[game].tolist(),
+            "stakes": s.last_stakes[game].tolist(),
+            "pot_share": s.last_share[game].tolist(),
+            "final_share": s.last_final_share[game].tolist(),
+            "carry": int(s.last_carry[game]),
+            "chips": s.last_chips[game].tolist(),
+            "totals": s.totals[game].tolist(),
+            "match_over": bool(s.game_over[game]),
         }
-        if self.game_over[game]:
-            res["winners"] = [int(s) for s in range(P) if self.winners[game, s]]
+        if s.game_over[game]:
+            res["winners"] = [int(seat) for seat in range(P) if s.winners[game, seat]]
         return res
 
     def phase_name(self, game: int = 0) -> str:
-        return PHASE_NAMES[self._phase[game]]
+        return PHASE_NAMES[self.state.phase[game]]
 
     def hand_cards(self, game: int, hand: int) -> list[int]:
         """Card indices held by ``hand`` (seat, or the dummy's index) in ``game``."""
-        return np.flatnonzero(unpack_cards(self._hand_bits[game, hand])).tolist()
+        return np.flatnonzero(unpack_cards(self.state.hand_bits[game, hand])).tolist()
 
     def snapshot(self) -> dict[str, np.ndarray]:
         """Copies of every state array, and the bool views of the card sets (for tests
         and debugging)."""
-        state = {k: v.copy() for k, v in vars(self).items() if isinstance(v, np.ndarray)}
-        state.update(_hands=self._hands, _played=self._played, _shown=self._shown)
-        return state
+        s = self.state
+        arrays = {name: array.copy() for name, array in s.arrays().items()}
+        arrays.update(hands=s.hands(), played=s.played(), shown=s.shown())
+        return arrays
 
+    # ===================================================================================
+    # single-game fast paths: a batch of one (what the AEC environment drives), on numpy
+    # and Python scalars instead of index arrays; numpy's per-call cost dominates there.
+    # Each computes exactly what the batch path above computes; cross-checked, array for
+    # array, by tests/envs/test_fast_paths.py (batch of one vs game 0 of a batch) and
+    # tests/envs/abracadabra/test_fast_paths.py. The observation's part is
+    # ObservationEncoder.encode_one (envs/abracadabra/observation.py).
+    # ===================================================================================
+    def _step_one(self, actions: np.ndarray, active: np.ndarray | None) -> np.ndarray:
+        """:meth:`step` for a batch of one: the same transition functions, without the
+        phase dispatch over index arrays (numpy's per-call cost dominates here)."""
+        s = self.state
+        rewards = np.zeros((1, self.num_players), np.float32)
+        s.deal_over[0] = False
+        act = not s.game_over[0]
+        if active is not None:
+            act = act and bool(np.asarray(active, dtype=bool).reshape(1)[0])
+        if act:
+            a = int(actions[0])
+            if not (0 <= a < NUM_ACTIONS and self._legal_mask()[0, a]):
+                self._check_legal(actions, np.ones(1, bool))  # raises, naming the action
+            finished = np.zeros(1, bool)
+            phase = s.phase.item(0)
+            if phase == Phase.PLAY:
+                self._play_one(a - PLAY_OFFSET, finished)
+            else:
+                transition = (self._step_bid, self._step_show, self._step_call)[phase]
+                transition(self._rows, actions, finished)
+            if finished[0]:
+                self._finish_deal(self._rows, rewards)
+        self._mask_cache = None
+        return rewards
 
-def _read_only(array: np.ndarray) -> np.ndarray:
-    array.flags.writeable = False
-    return array
+    def _play_one(self, card: int, finished: np.ndarray) -> None:
+        """:meth:`_step_play` of a batch of one, on numpy scalars."""
+        s = self.state
+        bit = CARD_BIT[card]
+        hand = s.to_play[0]
+        s.hand_bits[0, hand] &= ~bit
+        s.played_bits[0, hand] |= bit
+        s.shown_bits[0] &= ~bit
+        s.trick[0, hand] = card
+        size = s.trick_size[0] + 1
+        s.trick_size[0] = size
+        nxt = self._next_hand[hand]
+        s.to_play[0] = nxt
+        s.current_player[0] = (nxt if not self.has_dummy or nxt < self.num_players
+                                  else s.dummy_ctrl[0])
+        if size == self.num_hands:
+            self._end_trick_one(finished)
+
+    def _end_trick_one(self, finished: np.ndarray) -> None:
+        """:meth:`_end_trick` of a batch of one, on Python scalars."""
+        s = self.state
+        P = self.num_players
+        trick = s.trick[0]  # all cards present
+        strength = TRICK_STRENGTH[s.trump[0] + 1, trick[s.leader[0]]].take(trick)
+        winner = int(strength.argmax())
+        won = int(s.tricks_won[0, winner]) + 1
+        s.tricks_won[0, winner] = won
+        done = int(s.tricks_done[0]) + 1
+        s.tricks_done[0] = done
+        target = int(s.target[0])
+        s.rank_cards[0, winner] += int(np.count_nonzero(BID_VALUE.take(trick) == target))
+        controller = winner
+        if self.has_dummy:  # E4, as in _end_trick
+            if winner >= P:
+                s.dummy_ctrl[0] = (int(s.dummy_ctrl[0]) + 1) % P
+                controller = int(s.dummy_ctrl[0])
+            else:
+                s.dummy_ctrl[0] = winner
+        trick.fill(-1)
+        s.trick_size[0] = 0
+        s.leader[0] = winner
+        s.to_play[0] = winner
+        s.current_player[0] = controller
+        reached = winner < P and won == target  # F1
+        if self._auto_call:
+            if reached:
+                s.called[0, winner] = True
+            finished[0] = done == self.cards_each
+        elif reached:
+            s.phase[0] = Phase.CALL.value
+            s.current_player[0] = winner
+        else:
+            finished[0] = done == self.cards_each
+
+    def _legal_one(self) -> np.ndarray:
+        """:meth:`_legal_batch` of a batch of one; a card play (most steps) on numpy
+        scalars, as :meth:`_legal_play` does for a whole batch."""
+        s = self.state
+        mask = np.zeros((1, NUM_ACTIONS), bool)
+        phase = s.phase.item(0)
+        if phase == Phase.PLAY:
+            hand = s.hand_bits[0, s.to_play[0]]
+            led_card = s.trick[0, s.leader[0]]
+            legal = int(hand & FOLLOW_BITS[s.trump[0] + 1, led_card + 1]) or int(hand)
+            packed = np.frombuffer(legal.to_bytes(8, "little"), np.uint8)
+            mask[0, PLAY_OFFSET : PLAY_OFFSET + NUM_CARDS] = np.unpackbits(
+                packed, count=NUM_CARDS, bitorder="little")
+        elif phase != Phase.OVER:
+            fill = (self._legal_bid, self._legal_show, self._legal_call)[phase]
+            fill(self._rows, mask)
+        return mask
+
+    def observe_one(self, seat: int, out: np.ndarray) -> None:
+        """See :meth:`envs.core.BatchEngine.observe_one` (game 0, no argument checks)."""
+        self._encoder.encode_one(self.state, seat, out)

@@ -7,7 +7,7 @@ the batch size, and no per-game Python loop:
 
 1. the 0/1 part of each row is built as bits, twelve 64-bit words per game (column ``c``
    is bit ``c % 64`` of word ``c // 64``): card sets (own hand, dummy hand, shown cards,
-   cards played per relative hand) are ``uint64`` bit sets in the engine, shifted into
+   cards played per relative hand) are ``uint64`` bit sets in the state, shifted into
    place; every one-hot entry is looked up in a table precomputed per variant (indexed by
    the observer seat and the state value, "none" first so that the state's -1 is index
    0) that gives its bit in each word it can fall in;
@@ -18,28 +18,26 @@ the batch size, and no per-game Python loop:
 Gathers use flat indices (``array.reshape(-1).take(row * width + column)``): numpy's
 fancy indexing with two index arrays costs several times more.
 
-``tests/test_abracadabra_observation.py`` keeps the plain segment-by-segment encoder as the
-reference and checks that both agree entry for entry.
+The encoder reads the public fields of :class:`~envs.abracadabra.state.AbracadabraState`.
+``tests/envs/abracadabra/test_observation.py`` keeps the plain segment-by-segment encoder
+as the reference and checks that both agree entry for entry.
 """
 
 from __future__ import annotations
-
-import sys
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from envs.cards import NUM_CARDS
 from envs.core import ObservationLayout
 
-if TYPE_CHECKING:
-    from .engine import AbracadabraEngine
-
-# the uint64 card sets are unpacked through a uint8 view, least significant byte first
-assert sys.byteorder == "little", "the card bit sets assume a little-endian machine"
+from .config import VARIANTS, AbracadabraConfig
+from .rules import MAX_BID, Phase
+from .state import AbracadabraState
 
 MAX_SLOTS = 4  # player / hand slots in the observation, whatever the variant
 VARIANT_ORDER = ("four", "three", "two_dummy", "two")  # the one-hot "variant" segment
+assert sorted(VARIANT_ORDER) == sorted(VARIANTS)
+_BIDS = MAX_BID + 1  # one-hot width of a bid or a target: 0..13 (C1, C3)
 
 
 def _build_layout() -> ObservationLayout:
@@ -52,11 +50,11 @@ def _build_layout() -> ObservationLayout:
             ("shown", 53, "cards the declarer has shown and still holds (D1)"),
             ("leftover", 53, "one-hot turned-up leftover card (B2), zeros if none"),
             ("trump_suit", 5, "one-hot trump suit: C, D, H, S, none"),
-            ("phase", 4, "one-hot phase: bid, show, call, play (zeros when over)"),
+            ("phase", len(Phase) - 1, "one-hot phase: bid, show, call, play (zeros when over)"),
             ("dealer", 4, "one-hot dealer, relative player slot"),
-            ("bids", 4 * 14, "per relative player slot: one-hot bid 0..13 (zeros: no bid)"),
+            ("bids", 4 * _BIDS, "per relative player slot: one-hot bid 0..13 (zeros: no bid)"),
             ("declarer", 4, "one-hot declarer, relative player slot"),
-            ("target", 14, "one-hot target T (zeros during bidding)"),
+            ("target", _BIDS, "one-hot target T (zeros during bidding)"),
             ("shown_count", 1, "cards shown by the declarer / cards_each"),
             ("played", 4 * 53, "per relative hand slot: cards played this deal"),
             ("trick", 4 * 53, "per relative hand slot: its card in the current trick"),
@@ -136,15 +134,6 @@ def slot_tables(num_players: int, num_hands: int) -> tuple[np.ndarray, np.ndarra
     return hand_at_slot, slot_of_hand
 
 
-def unpack_cards(card_sets: np.ndarray) -> np.ndarray:
-    """bool [..., 53] from uint64 card bit sets [...] (bit c set: card c is in the set);
-    a view of one flat ``np.unpackbits`` (unpacking along a short axis is much slower)."""
-    words = np.asarray(card_sets, np.uint64)
-    flat = np.ascontiguousarray(words).reshape(-1).view(np.uint8)
-    bits = np.unpackbits(flat, bitorder="little").reshape(*words.shape, 64)
-    return bits[..., :NUM_CARDS].view(bool)
-
-
 def _none_first(table: np.ndarray) -> np.ndarray:
     """``table`` [..., n] with a first entry ``SINK`` along its last axis, flattened: the
     entry of (row, value) is at ``row * (n + 1) + value + 1``, and a value of -1 (the
@@ -179,12 +168,9 @@ def _place(words: np.ndarray, card_sets: np.ndarray, col: int) -> None:
 class ObservationEncoder:
     """Column tables of one variant; :meth:`encode` builds a batch of observations."""
 
-    def __init__(self, engine: AbracadabraEngine):
-        from .engine import OVER, PLAY  # the engine module imports this one
-
-        self.over, self.play = OVER, PLAY
-        cfg = engine.config
-        B, P, H = engine.batch_size, cfg.num_players, cfg.num_hands
+    def __init__(self, cfg: AbracadabraConfig, batch_size: int):
+        B, P, H = batch_size, cfg.num_players, cfg.num_hands
+        self.batch_size = B
         self.num_players, self.num_hands, self.cards_each = P, H, cfg.cards_each
         self.has_dummy = H > P
         self.match = cfg.episode == "match"
@@ -198,8 +184,10 @@ class ObservationEncoder:
         self.variant_col = _COL["variant"] + VARIANT_ORDER.index(cfg.variant)
         self.leftover_col = _none_first(_COL["leftover"] + np.arange(NUM_CARDS))  # [card]
         self.trump_col = _COL["trump_suit"] + np.array([4, 0, 1, 2, 3])  # [trump], none: 4
-        self.phase_col = _none_first(_COL["phase"] + np.arange(4))[[1, 2, 3, 4, 0]]  # OVER
-        self.target_col = _none_first(_COL["target"] + np.arange(14))  # [T]
+        # [phase]: the phase values are the one-hot positions; OVER turns it off
+        self.phase_col = _none_first(_COL["phase"] + np.arange(Phase.OVER))[
+            [*range(1, Phase.OVER + 1), 0]]
+        self.target_col = _none_first(_COL["target"] + np.arange(_BIDS))  # [T]
         # tables by observer seat: [observer, seat] or [observer, hand]
         self.dealer_col = _none_first(_COL["dealer"] + rel_seat)
         self.declarer_col = _none_first(_COL["declarer"] + rel_seat)
@@ -209,10 +197,10 @@ class ObservationEncoder:
         self.acting_col = _none_first(_COL["acting_hand"] + slot_of)
         # tables by relative slot: [player slot, bid] and [hand slot, card]
         self.bid_col = _none_first(
-            _COL["bids"] + 14 * np.arange(P)[:, None] + np.arange(14)[None, :])
+            _COL["bids"] + _BIDS * np.arange(P)[:, None] + np.arange(_BIDS)[None, :])
         self.trick_col = _none_first(
             _COL["trick"] + NUM_CARDS * np.arange(H)[:, None] + np.arange(NUM_CARDS)[None, :])
-        self.bid_row = (14 + 1) * np.arange(P)[:, None] + 1  # + bid: index into bid_col
+        self.bid_row = (_BIDS + 1) * np.arange(P)[:, None] + 1  # + bid: index into bid_col
         self.trick_row = (NUM_CARDS + 1) * np.arange(H)[:, None] + 1  # + card: trick_col
         # the same tables as bits in the 64-bit words of a row (encode)
         self.bits = {name: _word_bits(getattr(self, name + "_col")) for name in (
@@ -235,13 +223,13 @@ class ObservationEncoder:
         self.bid_row_list = self.bid_row[:, 0].tolist()
         self.trick_row_list = self.trick_row[:, 0].tolist()
 
-    def encode(self, e: AbracadabraEngine, seats: np.ndarray,
+    def encode(self, s: AbracadabraState, seats: np.ndarray,
                out: np.ndarray | None = None) -> np.ndarray:
-        """float32 [B, 755]: the observation of each game from ``seats`` (int [B]), written
+        """float32 [B, 755]: the observation of each game of ``s`` from ``seats`` (int [B]), written
         into ``out`` (every entry) when given, else into a fresh array. An int8 ``out``
         gets the integer observation (see :func:`observation_scale`): the 0/1 part and the
         counts are assembled as bytes and copied into it, and no float32 array is made."""
-        B, P, H, E = e.batch_size, self.num_players, self.num_hands, self.cards_each
+        B, P, H, E = self.batch_size, self.num_players, self.num_hands, self.cards_each
         int8 = out is not None and out.dtype == np.int8
         # Per-slot quantities are laid out [slot, B] (slot-major): every row is contiguous
         hand_at = self.hand_at_t.take(seats, axis=1)  # [H, B]: hand seen at each slot
@@ -254,34 +242,34 @@ class ObservationEncoder:
         words = np.empty((_WORDS, B), np.uint64)
         words[...] = self.base_words[:, None]
         # card sets: own hand, dummy hand, shown; cards played per relative hand
-        _place(words, e._hand_bits.reshape(-1).take(by_hand[0]), _COL["hand"])
+        _place(words, s.hand_bits.reshape(-1).take(by_hand[0]), _COL["hand"])
         if self.has_dummy:
-            _place(words, e._hand_bits[:, P], _COL["dummy_hand"])
-        _place(words, e._shown_bits, _COL["shown"])
-        played = e._played_bits.reshape(-1).take(by_hand)  # [H, B]
-        for s in range(H):
-            _place(words, played[s], _COL["played"] + s * NUM_CARDS)
+            _place(words, s.hand_bits[:, P], _COL["dummy_hand"])
+        _place(words, s.shown_bits, _COL["shown"])
+        played = s.played_bits.reshape(-1).take(by_hand)  # [H, B]
+        for slot in range(H):
+            _place(words, played[slot], _COL["played"] + slot * NUM_CARDS)
         # one-hot entries: (table, index [B] or [slots, B]); the hand acting: in PLAY the
         # hand whose card is next (maybe the dummy), else the seat to act
-        acting = np.where(e._phase == self.play, e._to_play, e.current_player)
+        acting = np.where(s.phase == Phase.PLAY.value, s.to_play, s.current_player)
         one_hots = [
-            ("leftover", e._leftover + 1),
-            ("trump", e._trump + 1),
-            ("phase", e._phase),
-            ("dealer", by_seat + e._dealer),
-            ("declarer", by_seat + e._declarer),
-            ("target", e._target + 1),
-            ("bid", self.bid_row + e._bids.reshape(-1).take(by_player)),  # [P, B]
-            ("trick", self.trick_row + e._trick.reshape(-1).take(by_hand)),  # [H, B]
+            ("leftover", s.leftover + 1),
+            ("trump", s.trump + 1),
+            ("phase", s.phase),
+            ("dealer", by_seat + s.dealer),
+            ("declarer", by_seat + s.declarer),
+            ("target", s.target + 1),
+            ("bid", self.bid_row + s.bids.reshape(-1).take(by_player)),  # [P, B]
+            ("trick", self.trick_row + s.trick.reshape(-1).take(by_hand)),  # [H, B]
         ]
-        live_only = [("leader", by_hand_of + e._leader), ("acting", by_hand_of + acting)]
+        live_only = [("leader", by_hand_of + s.leader), ("acting", by_hand_of + acting)]
         if self.has_dummy:
-            live_only.append(("dummy_ctrl", by_seat + e._dummy_ctrl))
+            live_only.append(("dummy_ctrl", by_seat + s.dummy_ctrl))
         for name, index in one_hots:
             for word, bits in self.bits[name]:
                 found = bits.take(index)
                 words[word] |= found if found.ndim == 1 else np.bitwise_or.reduce(found)
-        live = np.where(e._phase == self.over, np.uint64(0), ~np.uint64(0))  # off once over
+        live = np.where(s.phase == Phase.OVER.value, np.uint64(0), ~np.uint64(0))  # off once over
         for name, index in live_only:
             for word, bits in self.bits[name]:
                 words[word] |= bits.take(index) & live
@@ -289,26 +277,26 @@ class ObservationEncoder:
 
         # -- the counts: shown_count, and the adjacent tricks_won .. deal_number ----------
         if int8:  # integers; float32: the fractions (see observation_scale)
-            shown = e._num_shown
+            shown = s.num_shown
             tail = np.zeros((B, _TAIL_STOP - _TAIL), np.int8)
             tail[:, _T["tricks_won"] : _T["tricks_won"] + H] = (
-                e._tricks_won.reshape(-1).take(by_hand).T)
-            tail[:, _T["tricks_played"]] = e._tricks_done
-            tail[:, _T["called"] : _T["called"] + P] = e._called.reshape(-1).take(by_player).T
-            tail[:, _T["scores"] : _T["scores"] + P] = e.totals.reshape(-1).take(by_player).T
-            tail[:, _T["pot"]] = e.pot  # (deal_number: 0, int8 needs episode="deal")
+                s.tricks_won.reshape(-1).take(by_hand).T)
+            tail[:, _T["tricks_played"]] = s.tricks_done
+            tail[:, _T["called"] : _T["called"] + P] = s.called.reshape(-1).take(by_player).T
+            tail[:, _T["scores"] : _T["scores"] + P] = s.totals.reshape(-1).take(by_player).T
+            tail[:, _T["pot"]] = s.pot  # (deal_number: 0, int8 needs episode="deal")
         else:
-            shown = e._num_shown / E
+            shown = s.num_shown / E
             tail = np.zeros((B, _TAIL_STOP - _TAIL), np.float32)
             tail[:, _T["tricks_won"] : _T["tricks_won"] + H] = (
-                e._tricks_won.reshape(-1).take(by_hand).T / E)
-            tail[:, _T["tricks_played"]] = e._tricks_done / E
-            tail[:, _T["called"] : _T["called"] + P] = e._called.reshape(-1).take(by_player).T
+                s.tricks_won.reshape(-1).take(by_hand).T / E)
+            tail[:, _T["tricks_played"]] = s.tricks_done / E
+            tail[:, _T["called"] : _T["called"] + P] = s.called.reshape(-1).take(by_player).T
             tail[:, _T["scores"] : _T["scores"] + P] = (
-                e.totals.reshape(-1).take(by_player).T / self.target_points)
-            tail[:, _T["pot"]] = e.pot / self.pot_scale
+                s.totals.reshape(-1).take(by_player).T / self.target_points)
+            tail[:, _T["pot"]] = s.pot / self.pot_scale
             if self.match:
-                tail[:, _T["deal_number"]] = e._deals_done / self.deals_limit
+                tail[:, _T["deal_number"]] = s.deals_done / self.deals_limit
 
         # -- unpacked and written block by block: a block's bytes stay in the CPU cache
         # between the unpacking, the copy and the counts (a few calls per block) ----------
@@ -323,7 +311,7 @@ class ObservationEncoder:
             out[block, _TAIL:_TAIL_STOP] = tail[block]
         return out
 
-    def encode_one(self, e: AbracadabraEngine, seat: int, out: np.ndarray) -> None:
+    def encode_one(self, s: AbracadabraState, seat: int, out: np.ndarray) -> None:
         """:meth:`encode` for a batch of one (game 0, observer ``seat``) into ``out``
         (float32 [755]): the same values, from Python scalars. The 0/1 part is built as
         one Python integer of 755 bits (bit ``c``: column ``c`` is 1; a one-hot entry is
@@ -333,47 +321,47 @@ class ObservationEncoder:
         P, H, E = self.num_players, self.num_hands, self.cards_each
         t = self.one_bits
         hand_at = self.hand_at_list[seat]
-        phase = e._phase.item(0)
+        phase = s.phase.item(0)
         by_seat, by_hand = seat * (P + 1) + 1, seat * (H + 1) + 1
-        bids, trick = e._bids[0].tolist(), e._trick[0].tolist()
+        bids, trick = s.bids[0].tolist(), s.trick[0].tolist()
         bits = (self.variant_bit
-                | t["leftover"][e._leftover.item(0) + 1]
-                | t["trump"][e._trump.item(0) + 1]
+                | t["leftover"][s.leftover.item(0) + 1]
+                | t["trump"][s.trump.item(0) + 1]
                 | t["phase"][phase]
-                | t["dealer"][by_seat + e._dealer.item(0)]
-                | t["declarer"][by_seat + e._declarer.item(0)]
-                | t["target"][e._target.item(0) + 1])
+                | t["dealer"][by_seat + s.dealer.item(0)]
+                | t["declarer"][by_seat + s.declarer.item(0)]
+                | t["target"][s.target.item(0) + 1])
         bid_bits, bid_row = t["bid"], self.bid_row_list
-        for s in range(P):
-            bits |= bid_bits[bid_row[s] + bids[hand_at[s]]]
+        for slot in range(P):
+            bits |= bid_bits[bid_row[slot] + bids[hand_at[slot]]]
         trick_bits, trick_row = t["trick"], self.trick_row_list
-        for s in range(H):
-            bits |= trick_bits[trick_row[s] + trick[hand_at[s]]]
-        if phase != self.over:
-            acting = e._to_play.item(0) if phase == self.play else e.current_player.item(0)
-            bits |= t["leader"][by_hand + e._leader.item(0)] | t["acting"][by_hand + acting]
+        for slot in range(H):
+            bits |= trick_bits[trick_row[slot] + trick[hand_at[slot]]]
+        if phase != Phase.OVER:
+            acting = s.to_play.item(0) if phase == Phase.PLAY else s.current_player.item(0)
+            bits |= t["leader"][by_hand + s.leader.item(0)] | t["acting"][by_hand + acting]
             if self.has_dummy:
-                bits |= t["dummy_ctrl"][by_seat + e._dummy_ctrl.item(0)]
+                bits |= t["dummy_ctrl"][by_seat + s.dummy_ctrl.item(0)]
         # own hand, dummy hand (if any), shown, cards played by slot: shifted card sets
-        hands, played = e._hand_bits[0].tolist(), e._played_bits[0].tolist()
+        hands, played = s.hand_bits[0].tolist(), s.played_bits[0].tolist()
         hand_col, played_col = _COL["hand"], _COL["played"]
-        bits |= hands[seat] << hand_col | e._shown_bits.item(0) << (hand_col + 2 * NUM_CARDS)
+        bits |= hands[seat] << hand_col | s.shown_bits.item(0) << (hand_col + 2 * NUM_CARDS)
         if self.has_dummy:
             bits |= hands[P] << (hand_col + NUM_CARDS)
-        for s in range(H):
-            bits |= played[hand_at[s]] << (played_col + s * NUM_CARDS)
+        for slot in range(H):
+            bits |= played[hand_at[slot]] << (played_col + slot * NUM_CARDS)
         packed = np.frombuffer(bits.to_bytes(_PACKED_BYTES, "little"), np.uint8)
         out[:] = np.unpackbits(packed, count=LAYOUT.size, bitorder="little")
 
-        out[_COL["shown_count"]] = e._num_shown.item(0) / E
-        won, called = e._tricks_won[0].tolist(), e._called[0].tolist()
-        totals, tp = e.totals[0].tolist(), self.target_points
+        out[_COL["shown_count"]] = s.num_shown.item(0) / E
+        won, called = s.tricks_won[0].tolist(), s.called[0].tolist()
+        totals, tp = s.totals[0].tolist(), self.target_points
         pad_h, pad_p = [0.0] * (MAX_SLOTS - H), [0.0] * (MAX_SLOTS - P)
         out[_TAIL:_TAIL_STOP] = (
             [won[h] / E for h in hand_at] + pad_h
-            + [e._tricks_done.item(0) / E]
+            + [s.tricks_done.item(0) / E]
             + [float(called[h]) for h in hand_at[:P]] + pad_p
             + [totals[h] / tp for h in hand_at[:P]] + pad_p
-            + [e.pot.item(0) / self.pot_scale]
-            + [e._deals_done.item(0) / self.deals_limit if self.match else 0.0]
+            + [s.pot.item(0) / self.pot_scale]
+            + [s.deals_done.item(0) / self.deals_limit if self.match else 0.0]
         )

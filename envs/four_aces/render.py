@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import JOKER, pretty_card, sort_key
+from envs.four_aces.rules import DECK_SIZE
 
 
 def _cards(counts: np.ndarray) -> str:
@@ -14,30 +15,31 @@ def _cards(counts: np.ndarray) -> str:
 
 
 def render_text(engine, game: int = 0, seat: int = 0) -> str:
-    """A readable view of ``game`` for ``seat``: own hand, every table, the discard pile
-    (top card and size), the stock size, hand sizes and limits L, and the scores."""
-    P = engine.num_players
+    """A readable view of ``game`` of ``engine`` (a FourAcesEngine) for ``seat``, from its
+    public state: own hand, every table, the discard pile (top card and size), the stock
+    size, hand sizes and limits L, and the scores (RULES.md "What each player sees")."""
+    st = engine.state
     lines = []
-    if engine.game_over[game]:
-        lines.append(f"Four Aces — game over (round {int(engine.rounds_played[game])})")
+    if st.game_over[game]:
+        lines.append(f"Four Aces — game over (round {int(st.rounds_played[game])})")
     else:
-        to_act = int(engine.current_player[game])
+        to_act = int(st.current_player[game])
         lines.append(
-            f"Four Aces — round {int(engine.rounds_played[game]) + 1}, "
-            f"dealer player_{int(engine.dealer[game])}, player_{to_act} to act"
+            f"Four Aces — round {int(st.rounds_played[game]) + 1}, "
+            f"dealer player_{int(st.dealer[game])}, player_{to_act} to act"
         )
-    size = int(engine.discard_size[game])
-    top = pretty_card(int(engine.discard[game, size - 1])) if size else "-"
-    stock = int(len(engine.deck[game]) - engine.stock_top[game])
+    size = int(st.discard_size[game])
+    top = pretty_card(int(st.discard[game, size - 1])) if size else "-"
+    stock = DECK_SIZE - int(st.stock_top[game])
     lines.append(f"stock: {stock} cards   discard pile: {size} cards, top {top}")
-    for p in range(P):
+    for p in range(engine.num_players):
         me = " (you)" if p == seat else ""
         lines.append(
-            f"player_{p}{me}: total {int(engine.totals[game, p])}, "
-            f"hand {int(engine.hand_size[game, p])}/L={int(engine.hand_limit[game, p])}, "
-            f"table {_cards(engine.table[game, p])}"
+            f"player_{p}{me}: total {int(st.totals[game, p])}, "
+            f"hand {int(st.hand_size[game, p])}/L={int(st.hand_limit[game, p])}, "
+            f"table {_cards(st.table[game, p])}"
         )
-    hand = engine.hand[game, seat]
+    hand = st.hand[game, seat]
     jokers = f" (+{int(hand[JOKER])} joker)" if hand[JOKER] == 1 else ""
     jokers = f" (+{int(hand[JOKER])} jokers)" if hand[JOKER] > 1 else jokers
     hand_cards = hand.copy()

@@ -34,9 +34,9 @@ def make(kind: str, options: dict, batch_size: int):
 
 def state(engine) -> dict[str, np.ndarray]:
     """Every per-game state array of ``engine`` (leading axis = the batch)."""
-    B = engine.batch_size
-    return {k: v for k, v in vars(engine).items()
-            if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == B}
+    arrays = engine.state.arrays()
+    assert arrays and all(v.shape[0] == engine.batch_size for v in arrays.values())
+    return arrays
 
 
 @pytest.mark.parametrize(("kind", "options"), CONFIGS)

@@ -101,7 +101,7 @@ def batch_encoder_row(e, seat: int) -> np.ndarray:
     of one takes the single-game path, which is what is checked)."""
     ref = np.full((1, e.observation_size), np.nan, np.float32)
     if isinstance(e, AbracadabraEngine):
-        e._encoder.encode(e, np.array([seat]), ref)
+        e._observe_batch(np.array([seat]), ref)
     else:
         e._observe_batch(np.array([seat]), ref)
     return ref[0]

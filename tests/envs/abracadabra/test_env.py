@@ -128,7 +128,7 @@ def test_reset_with_dealer_only_keeps_a_random_deal():
     env = abracadabra_v0.env(variant="three")
     env.reset(seed=5, options={"dealer": 2})
     assert env.agent_selection == "player_0"
-    assert env.unwrapped.engine._hands[0].sum() == 36
+    assert env.unwrapped.engine.state.hands()[0].sum() == 36
 
 
 @pytest.mark.parametrize(
@@ -166,7 +166,7 @@ def test_card_not_in_variant_deck_raises():
     with pytest.raises(ValueError, match="no leftover"):
         engine.reset_with_deal(0, 0, hands, "JK")
     engine.reset_with_deal(0, 0, hands)
-    assert engine._leftover[0] == -1 and engine._trump[0] == -1  # B2
+    assert engine.state.leftover[0] == -1 and engine.state.trump[0] == -1  # B2
 
 
 # -- bad config and illegal actions ---------------------------------------------------------

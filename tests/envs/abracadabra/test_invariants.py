@@ -183,13 +183,13 @@ class RefDeal:
 
 def ref_from(engine: AbracadabraEngine, g: int) -> RefDeal:
     hands = [engine.hand_cards(g, h) for h in range(engine.num_hands)]
-    return RefDeal(engine.config, hands, int(engine._leftover[g]), int(engine._dealer[g]),
+    return RefDeal(engine.config, hands, int(engine.state.leftover[g]), int(engine.state.dealer[g]),
                    int(engine.pot[g]))
 
 
 def check_cards_conserved(engine: AbracadabraEngine) -> None:
-    held = engine._hands.sum(axis=1) + engine._played.sum(axis=1)  # [B, 53]
-    lo = engine._leftover
+    held = engine.state.hands().sum(axis=1) + engine.state.played().sum(axis=1)  # [B, 53]
+    lo = engine.state.leftover
     held[np.flatnonzero(lo >= 0), lo[lo >= 0]] += 1
     expected = np.zeros(53, int)
     np.add.at(expected, engine.deck, 1)
@@ -219,7 +219,7 @@ def play_and_check(options: dict, seed: int) -> int:
                 obs = engine.observe()
                 seats = np.maximum(engine.current_player, 0)
                 hand = obs[:, LAYOUT["hand"]].astype(bool)
-                assert (hand == engine._hands[np.arange(BATCH), seats]).all()
+                assert (hand == engine.state.hands()[np.arange(BATCH), seats]).all()
                 assert obs.min() >= 0 and obs[:, LAYOUT["phase"]].sum(axis=1).max() <= 1
             actions = np.argmax(rng.random(mask.shape) * mask, axis=1)
             rewards = engine.step(actions)
@@ -298,7 +298,7 @@ def test_batch_equals_batches_of_one(variant):
             assert (single.observe()[0] == obs[i]).all()
             if not single.game_over[0]:
                 assert (single.step(actions[i : i + 1])[0] == rewards[i]).all()
-    assert batch.deal_over.any() or (batch._deals_done > 0).any()
+    assert batch.deal_over.any() or (batch.state.deals_done > 0).any()
 
 
 def test_auto_reset_of_some_games_keeps_the_others():
@@ -307,9 +307,9 @@ def test_auto_reset_of_some_games_keeps_the_others():
     before = engine.snapshot()
     engine.reset(games=np.array([False, True, False, False]))
     after = engine.snapshot()
-    for name in ("_hands", "_key", "_dealer", "_leftover"):
+    for name in ("hands", "key", "dealer", "leftover"):
         assert (before[name][[0, 2, 3]] == after[name][[0, 2, 3]]).all()
-    assert (before["_key"][1] != after["_key"][1])
+    assert (before["key"][1] != after["key"][1])
 
 
 # -- determinism --------------------------------------------------------------------------
@@ -317,7 +317,7 @@ def test_same_seed_same_deal_and_different_seed_different_deal():
     def deal(seed):
         engine = AbracadabraEngine(AbracadabraConfig(), 8)
         engine.reset(seed=seed)
-        return engine._hands.copy(), engine._dealer.copy(), engine._leftover.copy()
+        return engine.state.hands().copy(), engine.state.dealer.copy(), engine.state.leftover.copy()
 
     a, b, c = deal(5), deal(5), deal(6)
     assert all((x == y).all() for x, y in zip(a, b, strict=True))
@@ -331,7 +331,8 @@ def test_same_key_replays_the_same_deals_in_any_batch_position():
     e1.reset(game_seeds=keys)
     e2 = AbracadabraEngine(AbracadabraConfig(variant="three"), 3)
     e2.reset(game_seeds=keys[::-1])
-    assert (e1._hands == e2._hands[::-1]).all() and (e1._dealer == e2._dealer[::-1]).all()
+    assert (e1.state.hands() == e2.state.hands()[::-1]).all()
+    assert (e1.state.dealer == e2.state.dealer[::-1]).all()
 
 
 # -- no leaks -----------------------------------------------------------------------------
@@ -344,7 +345,7 @@ def test_observation_does_not_depend_on_others_hidden_cards(variant):
     x, y = hands[1][0], hands[2][0]  # swap a card between seats 1 and 2
     swapped = [list(h) for h in hands]
     swapped[1][0], swapped[2][0] = y, x
-    dealer = int(e1._dealer[0])
+    dealer = int(e1.state.dealer[0])
     e1.reset_with_deal(0, dealer, hands)
     e2 = AbracadabraEngine(cfg, 1)
     e2.reset_with_deal(0, dealer, swapped)

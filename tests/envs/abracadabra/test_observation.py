@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from envs.abracadabra import LAYOUT, AbracadabraConfig, AbracadabraEngine
-from envs.abracadabra.engine import OVER, PLAY
+from envs.abracadabra.rules import Phase
 from envs.cards import NUM_CARDS
 
 
@@ -31,7 +31,7 @@ def reference_observe(e: AbracadabraEngine, seats: np.ndarray | None = None) -> 
     hand_at, slot_of = hand_at[seats], slot_of[seats]
     player_at = hand_at[:, :P]
     out = np.zeros((B, L.size), np.float32)
-    live = e._phase < OVER
+    live = e.state.phase < Phase.OVER
 
     def rel(seat):
         return (np.asarray(seat).astype(np.int64) - seats) % P
@@ -41,42 +41,43 @@ def reference_observe(e: AbracadabraEngine, seats: np.ndarray | None = None) -> 
         out[rows[valid], col[name] + np.asarray(offset).astype(np.int64)[valid]] = 1.0
 
     one_hot("variant", np.full(B, ("four", "three", "two_dummy", "two").index(e.config.variant)))
-    one_hot("leftover", e._leftover, e._leftover >= 0)
-    one_hot("trump_suit", np.where(e._trump >= 0, e._trump, 4))
-    one_hot("phase", np.minimum(e._phase, 3), live)
-    one_hot("dealer", rel(e._dealer))
-    bids = e._bids[rows[:, None], player_at].astype(np.int64)
+    one_hot("leftover", e.state.leftover, e.state.leftover >= 0)
+    one_hot("trump_suit", np.where(e.state.trump >= 0, e.state.trump, 4))
+    one_hot("phase", np.minimum(e.state.phase, 3), live)
+    one_hot("dealer", rel(e.state.dealer))
+    bids = e.state.bids[rows[:, None], player_at].astype(np.int64)
     for j in range(P):
         one_hot("bids", j * 14 + bids[:, j], bids[:, j] >= 0)
-    one_hot("declarer", rel(e._declarer), e._declarer >= 0)
-    one_hot("target", e._target, e._target >= 0)
-    trick = e._trick[rows[:, None], hand_at].astype(np.int64)
+    one_hot("declarer", rel(e.state.declarer), e.state.declarer >= 0)
+    one_hot("target", e.state.target, e.state.target >= 0)
+    trick = e.state.trick[rows[:, None], hand_at].astype(np.int64)
     for s in range(H):
         one_hot("trick", s * NUM_CARDS + trick[:, s], trick[:, s] >= 0)
-    leader = e._leader.astype(np.int64)
+    leader = e.state.leader.astype(np.int64)
     one_hot("trick_leader", slot_of[rows, np.maximum(leader, 0)], live & (leader >= 0))
-    acting = np.where(e._phase == PLAY, slot_of[rows, np.maximum(e._to_play, 0)],
+    acting = np.where(e.state.phase == Phase.PLAY, slot_of[rows, np.maximum(e.state.to_play, 0)],
                       rel(np.maximum(e.current_player, 0)))
     one_hot("acting_hand", acting, live)
     if e.has_dummy:
-        one_hot("dummy_control", rel(np.maximum(e._dummy_ctrl, 0)),
-                live & (e._dummy_ctrl >= 0))
-    out[:, L["hand"]] = e._hands[rows, seats]
+        one_hot("dummy_control", rel(np.maximum(e.state.dummy_ctrl, 0)),
+                live & (e.state.dummy_ctrl >= 0))
+    out[:, L["hand"]] = e.state.hands()[rows, seats]
     if e.has_dummy:
-        out[:, L["dummy_hand"]] = e._hands[:, P]
-    out[:, L["shown"]] = e._shown
-    out[:, col["shown_count"]] = e._num_shown / E
-    played = e._played[rows[:, None], hand_at]
+        out[:, L["dummy_hand"]] = e.state.hands()[:, P]
+    out[:, L["shown"]] = e.state.shown()
+    out[:, col["shown_count"]] = e.state.num_shown / E
+    played = e.state.played()[rows[:, None], hand_at]
     out[:, col["played"] : col["played"] + H * NUM_CARDS] = played.reshape(B, -1)
-    out[:, col["tricks_won"] : col["tricks_won"] + H] = e._tricks_won[rows[:, None], hand_at] / E
-    out[:, col["tricks_played"]] = e._tricks_done / E
-    out[:, col["called"] : col["called"] + P] = e._called[rows[:, None], player_at]
+    out[:, col["tricks_won"] : col["tricks_won"] + H] = (
+        e.state.tricks_won[rows[:, None], hand_at] / E)
+    out[:, col["tricks_played"]] = e.state.tricks_done / E
+    out[:, col["called"] : col["called"] + P] = e.state.called[rows[:, None], player_at]
     out[:, col["scores"] : col["scores"] + P] = (
         e.totals[rows[:, None], player_at] / e.config.target_points
     )
     out[:, col["pot"]] = e.pot / (10.0 * e.config.ante)
     if e.config.episode == "match":
-        out[:, col["deal_number"]] = e._deals_done / e._deals_limit
+        out[:, col["deal_number"]] = e.state.deals_done / e.config.deals_limit
     return out
 
 

@@ -89,7 +89,7 @@ def segment(engine: AbracadabraEngine, name: str, seat: int) -> np.ndarray:
 
 
 def tricks(engine: AbracadabraEngine) -> list[int]:
-    return engine._tricks_won[0].tolist()
+    return engine.state.tricks_won[0].tolist()
 
 
 # -- A, B: variants, deal, trump ----------------------------------------------------------
@@ -110,9 +110,9 @@ def test_variant_table_A_and_leftover_B2(variant, joker, players, hands, each, d
     engine.reset(seed=3)
     assert (engine.num_players, engine.num_hands, engine.cards_each) == (players, hands, each)
     assert len(engine.deck) == deck_size
-    held = engine._hands[0].sum(axis=1)
+    held = engine.state.hands()[0].sum(axis=1)
     assert held.tolist() == [each] * hands
-    assert (engine._leftover[0] >= 0) == joker
+    assert (engine.state.leftover[0] >= 0) == joker
     assert held.sum() + joker == deck_size
 
 
@@ -133,15 +133,15 @@ def test_no_trump_when_the_leftover_is_the_joker_B2():
 def test_no_trump_without_joker_B2():
     engine = AbracadabraEngine(AbracadabraConfig(variant="three", joker=False), 4)
     engine.reset(seed=5)
-    assert (engine._leftover == -1).all() and (engine._trump == -1).all()
+    assert (engine.state.leftover == -1).all() and (engine.state.trump == -1).all()
 
 
 def test_first_dealer_drawn_from_the_key_B1():
     engine = AbracadabraEngine(AbracadabraConfig(variant="four"), 256)
     engine.reset(seed=11)
-    counts = np.bincount(engine._dealer, minlength=4)
+    counts = np.bincount(engine.state.dealer, minlength=4)
     assert (counts > 30).all()  # every seat deals sometimes
-    assert (engine.current_player == (engine._dealer + 1) % 4).all()  # C1
+    assert (engine.current_player == (engine.state.dealer + 1) % 4).all()  # C1
 
 
 # -- C: bidding ---------------------------------------------------------------------------
@@ -154,7 +154,7 @@ def test_bids_start_left_of_dealer_and_go_clockwise_C1(dealer):
         act(engine, "bid:1")
     assert order == [(dealer + 1 + i) % 4 for i in range(4)]
     assert engine.pot[0] == 4  # C2: ante 1 with every bid
-    assert engine._stakes[0].tolist() == [1, 1, 1, 1]
+    assert engine.state.stakes[0].tolist() == [1, 1, 1, 1]
 
 
 @pytest.mark.parametrize("variant, top", [("four", 13), ("three", 12), ("two", 12)])
@@ -174,7 +174,7 @@ def test_bids_range_from_zero_to_cards_each_C1(variant, top):
 def test_highest_bid_declares_and_tie_goes_to_first_bidder_C3(dealer, bids, declarer, target):
     engine = new("four", dealer=dealer)
     act(engine, bids)
-    assert (engine._declarer[0], engine._target[0]) == (declarer, target)
+    assert (engine.state.declarer[0], engine.state.target[0]) == (declarer, target)
     assert engine.phase_name() == "show" and engine.current_player[0] == declarer
     rel = (declarer - 1) % 4
     assert segment(engine, "declarer", 1)[rel] == 1  # seat-relative for observer 1
@@ -184,7 +184,7 @@ def test_highest_bid_declares_and_tie_goes_to_first_bidder_C3(dealer, bids, decl
 def test_ante_is_the_stake_C2():
     engine = new("three", dealer=0, ante=3)
     act(engine, "bid:1 bid:2 bid:3")
-    assert engine.pot[0] == 9 and engine._stakes[0].tolist() == [3, 3, 3]
+    assert engine.pot[0] == 9 and engine.state.stakes[0].tolist() == [3, 3, 3]
 
 
 # -- D: showing ---------------------------------------------------------------------------
@@ -201,7 +201,7 @@ def test_showing_cards_raises_the_declarer_stake_D1_D2(mode, increment, stake, p
     hand = engine.hand_cards(0, 0)
     shown = [ACTION_NAMES[14 + c] for c in hand[:3]]
     act(engine, " ".join(shown))
-    assert engine.pot[0] == pot and engine._stakes[0, 0] == stake
+    assert engine.pot[0] == pot and engine.state.stakes[0, 0] == stake
     # D1: shown cards are public and cannot be shown twice
     for observer in range(4):
         assert np.flatnonzero(segment(engine, "shown", observer)).tolist() == hand[:3]
@@ -212,7 +212,7 @@ def test_showing_cards_raises_the_declarer_stake_D1_D2(mode, increment, stake, p
     assert engine.phase_name() == "play" and engine.current_player[0] == 0  # E1
     # a shown card stays face up only until played
     act(engine, f"play:{ACTION_NAMES[14 + hand[0]][5:]}")
-    assert np.flatnonzero(engine._shown[0]).tolist() == hand[1:3]
+    assert np.flatnonzero(engine.state.shown()[0]).tolist() == hand[1:3]
     finish(engine)
     result = engine.result(0)
     assert result["stakes"] == [stake, 2, 2, 2]
@@ -289,7 +289,7 @@ def test_dummy_is_played_by_the_trick_leader_and_alternates_when_it_leads_E4():
     act(engine, "play:6C")
     assert engine.current_player[0] == 1
     act(engine, "play:6H")
-    assert engine.current_player[0] == 0 and engine._to_play[0] == 2
+    assert engine.current_player[0] == 0 and engine.state.to_play[0] == 2
     assert segment(engine, "acting_hand", 0).tolist() == [0, 0, 1, 0]  # the dummy's slot
     act(engine, "play:6S")
     assert tricks(engine) == [1, 0, 0]
@@ -298,16 +298,16 @@ def test_dummy_is_played_by_the_trick_leader_and_alternates_when_it_leads_E4():
     assert tricks(engine) == [1, 1, 0]
     # trick 3, led by seat 1: seat 1 plays the dummy's card (follows hearts with AH)
     act(engine, "play:7H")
-    assert engine.current_player[0] == 1 and engine._to_play[0] == 2
+    assert engine.current_player[0] == 1 and engine.state.to_play[0] == 2
     assert legal(engine) == {"play:QH", "play:KH", "play:AH"}
     act(engine, "play:AH play:7C")
     assert tricks(engine) == [1, 1, 1]  # the dummy won
     # trick 4: the dummy leads, played by seat 0 (seat 1 controlled it in trick 3)
-    assert engine.current_player[0] == 0 and engine._to_play[0] == 2
+    assert engine.current_player[0] == 0 and engine.state.to_play[0] == 2
     act(engine, "play:8S play:8C play:8H")
     assert tricks(engine) == [1, 1, 2]
     # trick 5: the dummy leads again, now played by seat 1
-    assert engine.current_player[0] == 1 and engine._to_play[0] == 2
+    assert engine.current_player[0] == 1 and engine.state.to_play[0] == 2
     assert segment(engine, "dummy_control", 1).tolist() == [1, 0, 0, 0]
     assert segment(engine, "dummy_control", 0).tolist() == [0, 1, 0, 0]
 
@@ -448,7 +448,7 @@ def test_auto_call_mode_never_asks_F1():
 def test_auto_call_with_zero_target_calls_for_everyone_F1():
     engine = new("four", dealer=3, call_mode="auto")
     act(engine, "bid:0 bid:0 bid:0 bid:0 stop")
-    assert engine.phase_name() == "play" and engine._called[0].all()
+    assert engine.phase_name() == "play" and engine.state.called[0].all()
 
 
 # -- M: match -----------------------------------------------------------------------------
@@ -467,7 +467,7 @@ def test_pot_carries_over_and_dealer_passes_left_S4_B1_M1():
     act(engine, SCRIPT_SPOIL)
     assert not engine.game_over[0] and engine.deal_over[0]
     assert engine.pot[0] == 2  # no hitter: carried over
-    assert engine._dealer[0] == 0 and engine.current_player[0] == 1  # B1, C1
+    assert engine.state.dealer[0] == 0 and engine.current_player[0] == 1  # B1, C1
     assert engine.totals[0].tolist() == [3, 9]
     assert segment(engine, "pot", 0)[0] == pytest.approx(0.2)
     assert segment(engine, "scores", 1).tolist() == pytest.approx([0.09, 0.03, 0, 0])
@@ -497,12 +497,12 @@ def test_match_with_random_play_deals_until_the_bound_M3():
         AbracadabraConfig(variant="two", episode="match", target_points=10**6, max_deals=3), 1
     )
     engine.reset(seed=2)
-    dealers = [int(engine._dealer[0])]
+    dealers = [int(engine.state.dealer[0])]
     deals = 0
     while not engine.game_over[0]:
         finish(engine, seed=deals)
         deals += 1
-        dealers.append(int(engine._dealer[0]))
+        dealers.append(int(engine.state.dealer[0]))
     assert deals == 3
     assert dealers[1] == (dealers[0] + 1) % 2 and dealers[2] == dealers[0]
 

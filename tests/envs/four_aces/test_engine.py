@@ -12,7 +12,8 @@ import pytest
 
 from envs.cards import CARD_NAMES, JOKER, NUM_CARDS
 from envs.four_aces.config import FourAcesConfig
-from envs.four_aces.engine import DRAW, FULL_DECK, NUM_ACTIONS, FourAcesEngine
+from envs.four_aces.engine import FourAcesEngine
+from envs.four_aces.rules import DRAW, FULL_DECK, NUM_ACTIONS
 
 #: random rounds played per player count by the invariant test (quoted in reports)
 INVARIANT_ROUNDS = 2000
@@ -28,9 +29,9 @@ def legal_actions(e, b):
     seat = int(e.current_player[b])
     out = []
     for card in range(NUM_CARDS):
-        if e.hand[b, seat, card] > 0:
+        if e.state.hand[b, seat, card] > 0:
             out.append(card)
-    if e.stock_top[b] < 54:
+    if e.state.stock_top[b] < 54:
         out.append(DRAW)
     return out
 
@@ -38,18 +39,18 @@ def legal_actions(e, b):
 def check_invariants(e, sample):
     B = e.batch_size
     for b in range(B):  # G1: the 54 cards are conserved
-        counts = e.hand[b].sum(axis=0).astype(int) + e.table[b].sum(axis=0)
-        counts += np.bincount(e.deck[b, e.stock_top[b] :], minlength=NUM_CARDS)
-        counts += e.discard_counts[b]
+        counts = e.state.hand[b].sum(axis=0).astype(int) + e.state.table[b].sum(axis=0)
+        counts += np.bincount(e.state.deal_order[b, e.state.stock_top[b] :], minlength=NUM_CARDS)
+        counts += e.state.discard_counts[b]
         assert np.array_equal(counts, FULL_COUNTS), b
-        pile = e.discard[b, : e.discard_size[b]]
-        assert np.array_equal(np.bincount(pile, minlength=NUM_CARDS), e.discard_counts[b])
-    assert np.array_equal(e.hand.sum(axis=2), e.hand_size)
+        pile = e.state.discard[b, : e.state.discard_size[b]]
+        assert np.array_equal(np.bincount(pile, minlength=NUM_CARDS), e.state.discard_counts[b])
+    assert np.array_equal(e.state.hand.sum(axis=2), e.state.hand_size)
     live = ~e.game_over
     # G6/G7: at every decision point each hand holds exactly L cards
-    assert np.array_equal(e.hand_size[live], e.hand_limit[live])
-    assert (e.hand_limit >= 3 + e.hand[:, :, JOKER]).all()
-    assert (e.hand_limit <= 5).all()
+    assert np.array_equal(e.state.hand_size[live], e.state.hand_limit[live])
+    assert (e.state.hand_limit >= 3 + e.state.hand[:, :, JOKER]).all()
+    assert (e.state.hand_limit <= 5).all()
     mask = e.legal_action_mask()
     for b in sample:
         assert np.flatnonzero(mask[b]).tolist() == legal_actions(e, b)
@@ -116,21 +117,9 @@ def test_batch_equals_batch_of_one():
         rewards = batch.step(actions)
         single_rewards = [s.step(actions[i : i + 1]) for i, s in enumerate(singles)]
         assert np.array_equal(rewards, np.concatenate(single_rewards))
-        for name in (
-            "hand",
-            "table",
-            "deck",
-            "stock_top",
-            "discard",
-            "totals",
-            "dealer",
-            "current_player",
-            "game_over",
-            "last_points",
-            "winners",
-        ):
+        for name, value in batch.state.arrays().items():  # every state field (G-K)
             assert np.array_equal(
-                getattr(batch, name), np.concatenate([getattr(s, name) for s in singles])
+                value, np.concatenate([getattr(s.state, name) for s in singles])
             ), name
         assert np.array_equal(batch.observe(), np.concatenate([s.observe() for s in singles]))
         if batch.game_over.all():
@@ -144,18 +133,19 @@ def test_same_seed_same_deal_different_seed_different_deal():
     a.reset(seed=5)
     b.reset(seed=5)
     c.reset(seed=6)
-    assert np.array_equal(a.deck, b.deck) and np.array_equal(a.dealer, b.dealer)
-    assert not np.array_equal(a.deck, c.deck)
-    assert len({tuple(row) for row in a.deck.tolist()}) == 4  # games differ in a batch
+    assert np.array_equal(a.state.deal_order, b.state.deal_order)
+    assert np.array_equal(a.state.dealer, b.state.dealer)
+    assert not np.array_equal(a.state.deal_order, c.state.deal_order)
+    assert len({tuple(row) for row in a.state.deal_order.tolist()}) == 4  # games differ in a batch
 
 
 def test_auto_reset_only_masked_games():
     e = FourAcesEngine(FourAcesConfig(), batch_size=3)
     e.reset(seed=1)
-    deck = e.deck.copy()
+    deck = e.state.deal_order.copy()
     e.reset(games=np.array([False, True, False]))
-    assert np.array_equal(e.deck[[0, 2]], deck[[0, 2]])
-    assert not np.array_equal(e.deck[1], deck[1])
+    assert np.array_equal(e.state.deal_order[[0, 2]], deck[[0, 2]])
+    assert not np.array_equal(e.state.deal_order[1], deck[1])
 
 
 def test_observation_hides_hands_and_stock():
@@ -168,13 +158,13 @@ def test_observation_hides_hands_and_stock():
         mask = e.legal_action_mask()[0]
         e.step(np.array([rng.choice(np.flatnonzero(mask[:JOKER]))]))
     other = copy.deepcopy(e)
-    hand_card = int(np.flatnonzero(other.hand[0, 2, :JOKER])[0])
-    pos = int(other.stock_top[0]) + 3
-    stock_card = int(other.deck[0, pos])
+    hand_card = int(np.flatnonzero(other.state.hand[0, 2, :JOKER])[0])
+    pos = int(other.state.stock_top[0]) + 3
+    stock_card = int(other.state.deal_order[0, pos])
     assert stock_card != JOKER
-    other.hand[0, 2, hand_card] -= 1
-    other.hand[0, 2, stock_card] += 1
-    other.deck[0, pos] = hand_card
+    other.state.hand[0, 2, hand_card] -= 1
+    other.state.hand[0, 2, stock_card] += 1
+    other.state.deal_order[0, pos] = hand_card
     for seat in (0, 1, 3):
         assert np.array_equal(e.observe(np.array([seat])), other.observe(np.array([seat])))
     assert not np.array_equal(e.observe(np.array([2])), other.observe(np.array([2])))
@@ -203,12 +193,12 @@ def test_observation_segments_are_seat_relative_and_filled():
     for seat in range(3):
         obs = e.observe(np.array([seat]))[0]
         assert obs[L["num_players"]].tolist() == [1, 0, 0]
-        assert np.array_equal(obs[L["hand"]], e.hand[0, seat])
+        assert np.array_equal(obs[L["hand"]], e.state.hand[0, seat])
         tables = obs[L["tables"]].reshape(5, NUM_CARDS)
         for r in range(3):
-            assert np.array_equal(tables[r], e.table[0, (seat + r) % 3])
+            assert np.array_equal(tables[r], e.state.table[0, (seat + r) % 3])
         assert not tables[3:].any()
-        assert obs[L["dealer"]].argmax() == (e.dealer[0] - seat) % 3
+        assert obs[L["dealer"]].argmax() == (e.state.dealer[0] - seat) % 3
         low, high = e.observation_bounds
         assert (obs >= low).all() and (obs <= high).all()
     assert e.observe().dtype == np.float32
@@ -267,12 +257,12 @@ def _stock(extra_remove=()):
 def test_bad_fixed_deals_change_nothing(change, message):
     e = FourAcesEngine(FourAcesConfig(), batch_size=2)
     e.reset(seed=1)
-    before = {k: v.copy() for k, v in vars(e).items() if isinstance(v, np.ndarray)}
+    before = {k: v.copy() for k, v in e.state.arrays().items()}
     args = {"dealer": 0, "hands": HANDS, "tables": TABLES, "stock": _stock()} | change
     with pytest.raises(ValueError, match=message):
         e.reset_with_deal(1, **args)
     for k, v in before.items():
-        assert np.array_equal(getattr(e, k), v), k
+        assert np.array_equal(getattr(e.state, k), v), k
     e.reset_with_deal(1, 0, HANDS, TABLES, _stock())  # the valid deal is accepted
 
 
@@ -283,10 +273,10 @@ def test_illegal_step_raises_naming_action_and_game_and_changes_nothing():
     actions = np.argmax(mask, axis=1)
     bad = int(np.flatnonzero(~mask[1, :JOKER])[0])
     actions[1] = bad
-    before = {k: v.copy() for k, v in vars(e).items() if isinstance(v, np.ndarray)}
+    before = {k: v.copy() for k, v in e.state.arrays().items()}
     with pytest.raises(ValueError, match=rf"{e.action_names[bad]}.*game 1"):
         e.step(actions)
     for k, v in before.items():
-        assert np.array_equal(getattr(e, k), v), k
+        assert np.array_equal(getattr(e.state, k), v), k
     with pytest.raises(ValueError, match="out of range"):
         e.step(np.array([NUM_ACTIONS, 0, 0]))

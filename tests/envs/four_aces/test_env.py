@@ -7,7 +7,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from envs import four_aces_v0
-from envs.four_aces.engine import LAYOUT
+from envs.four_aces.observation import LAYOUT
 
 CONFIGS = [
     {"num_players": n, "episode": episode} for n in (3, 4, 5) for episode in ("round", "match")
@@ -37,7 +37,7 @@ def test_env_signature_metadata_and_score_cards():
     with pytest.raises(ValueError, match="not allowed"):
         four_aces_v0.env(num_players=6)
     with pytest.raises(ValueError, match="render_mode"):
-        four_aces_v0.env(render_mode="rgb_array")
+        four_aces_v0.env(render_mode="svg")
 
 
 def test_docstring_holds_the_observation_table():

@@ -8,7 +8,8 @@ import pytest
 from envs.cards import CARD_NAMES, JOKER, parse_card
 from envs.core import shuffled
 from envs.four_aces.config import FourAcesConfig
-from envs.four_aces.engine import ACE_OF_SPADES, DRAW, FULL_DECK, FourAcesEngine
+from envs.four_aces.engine import FourAcesEngine
+from envs.four_aces.rules import ACE_OF_SPADES, DRAW, FULL_DECK
 from envs.four_aces.scoring import score_cards
 
 
@@ -40,8 +41,8 @@ def act(e, name):
 def hand_of(e, seat):
     return sorted(
         CARD_NAMES[c]
-        for c in np.flatnonzero(e.hand[0, seat])
-        for _ in range(int(e.hand[0, seat, c]))
+        for c in np.flatnonzero(e.state.hand[0, seat])
+        for _ in range(int(e.state.hand[0, seat, c]))
     )
 
 
@@ -65,12 +66,12 @@ def test_g4_prefill_with_dealt_joker_in_order_from_left_of_dealer():
     hands = [["JK", "3C", "4C"], ["2D", "3D", "4D"], ["2H", "3H", "4H"], ["JK", "3S", "4S"]]
     tables = [["2C", "6D", "7H"], ["5D", "6H", "7S"], ["5H", "6S", "7C"], ["2S", "6C", "7D"]]
     e = engine_with(4, 1, hands, tables, stock_top=["8C", "9C"])
-    assert e.hand_limit[0].tolist() == [4, 3, 3, 4]
-    assert e.hand_size[0].tolist() == [4, 3, 3, 4]
+    assert e.state.hand_limit[0].tolist() == [4, 3, 3, 4]
+    assert e.state.hand_size[0].tolist() == [4, 3, 3, 4]
     assert hand_of(e, 3) == sorted(["JK", "3S", "4S", "8C"])  # first to fill
     assert hand_of(e, 0) == sorted(["JK", "3C", "4C", "9C"])
     assert e.current_player[0] == 2  # H1: left of dealer 1
-    assert e.stock_top[0] == 24 + 2
+    assert e.state.stock_top[0] == 24 + 2
 
 
 def test_g4_joker_dealt_on_table_stays_and_scores_nothing():
@@ -78,8 +79,8 @@ def test_g4_joker_dealt_on_table_stays_and_scores_nothing():
     tables = [["JK", "6D", "7H"], ["5D", "6H", "7S"], ["5H", "6S", "7C"], ["5S", "6C", "7D"]]
     hands = [["2C", "3C", "4C"], ["2D", "3D", "4D"], ["2H", "3H", "4H"], ["2S", "3S", "JK"]]
     e = engine_with(4, 3, hands, tables, stock_top=["8C"])
-    assert e.hand_limit[0, 0] == 3 and e.table[0, 0, JOKER] == 1
-    assert e.hand_limit[0, 3] == 4  # hand joker: seat 3 filled 8C
+    assert e.state.hand_limit[0, 0] == 3 and e.state.table[0, 0, JOKER] == 1
+    assert e.state.hand_limit[0, 3] == 4  # hand joker: seat 3 filled 8C
     assert hand_of(e, 3) == sorted(["2S", "3S", "JK", "8C"])
 
 
@@ -88,7 +89,7 @@ def test_h2a_discard_then_fill():
     e = engine_with(4, 3, HANDS4, TABLES4, stock_top=["8C", "9C"])
     act(e, "discard:3C")
     assert hand_of(e, 0) == sorted(["2C", "4C", "8C"])
-    assert e.discard[0, : e.discard_size[0]].tolist() == [parse_card("3C")]
+    assert e.state.discard[0, : e.state.discard_size[0]].tolist() == [parse_card("3C")]
     assert e.current_player[0] == 1
 
 
@@ -97,20 +98,20 @@ def test_h2b_turn_up_normal_card_and_joker():
     instead (L+1, G7) and the turn ends without filling."""
     e = engine_with(4, 3, HANDS4, TABLES4, stock_top=["8C", "JK", "9C"])
     act(e, "draw")  # seat 0 turns up 8C
-    assert e.discard[0, 0] == parse_card("8C") and e.hand_size[0, 0] == 3
+    assert e.state.discard[0, 0] == parse_card("8C") and e.state.hand_size[0, 0] == 3
     act(e, "draw")  # seat 1 turns up the joker
     assert hand_of(e, 1) == sorted(["2D", "3D", "4D", "JK"])
-    assert e.hand_limit[0, 1] == 4 and e.hand_size[0, 1] == 4
-    assert e.discard_size[0] == 1  # the joker never reached the pile
+    assert e.state.hand_limit[0, 1] == 4 and e.state.hand_size[0, 1] == 4
+    assert e.state.discard_size[0] == 1  # the joker never reached the pile
     assert e.current_player[0] == 2  # his turn ended
-    assert e.stock_top[0] == 24 + 2  # 9C is still on the stock
+    assert e.state.stock_top[0] == 24 + 2  # 9C is still on the stock
 
 
 def test_g7_refill_chain_jokers_drawn_while_filling():
     """G7: a joker drawn while filling raises L at once, so he draws again (twice here)."""
     e = engine_with(4, 3, HANDS4, TABLES4, stock_top=["JK", "JK", "8C", "9C"])
     act(e, "discard:2C")  # hand 2/3 -> JK (L4), JK (L5), 8C: hand 5/5
-    assert e.hand_limit[0, 0] == 5 and e.hand_size[0, 0] == 5
+    assert e.state.hand_limit[0, 0] == 5 and e.state.hand_size[0, 0] == 5
     assert hand_of(e, 0) == sorted(["3C", "4C", "JK", "JK", "8C"])
     assert e.observe(np.array([0]))[0, e.layout["jokers_seen"]][0] == 1.0  # 2 jokers / 2
 
@@ -122,24 +123,24 @@ def test_g7_discarding_a_joker_keeps_l():
     for _ in range(3):
         act(e, "draw")  # seats 1, 2, 3 turn up 9C, TC, JC
     act(e, "discard:JK")  # the joker goes to the pile; L stays 4; he fills 1 card
-    assert e.hand_limit[0, 0] == 4 and e.hand_size[0, 0] == 4
-    assert e.discard_counts[0, JOKER] == 1
+    assert e.state.hand_limit[0, 0] == 4 and e.state.hand_size[0, 0] == 4
+    assert e.state.discard_counts[0, JOKER] == 1
 
 
 def test_illegal_discard_of_someone_elses_joker_changes_nothing():
     """H2: only cards in one's own hand may be discarded (checked before any change)."""
     e = engine_with(4, 3, HANDS4, TABLES4, stock_top=["JK", "JK", "8C", "9C"])
     act(e, "discard:2C")
-    before = {k: v.copy() for k, v in vars(e).items() if isinstance(v, np.ndarray)}
+    before = {k: v.copy() for k, v in e.state.arrays().items()}
     with pytest.raises(ValueError, match="discard:JK"):
         act(e, "discard:JK")
     for k, v in before.items():
-        assert np.array_equal(getattr(e, k), v), k
+        assert np.array_equal(getattr(e.state, k), v), k
 
 
 def _draw_until_stock_left(e, left):
     """Everyone turns up cards until ``left`` stock cards remain (0: the round ends)."""
-    while 54 - e.stock_top[0] > left:
+    while 54 - e.state.stock_top[0] > left:
         act(e, "draw")
         if e.deal_over[0]:
             return
@@ -150,18 +151,18 @@ def test_h3_round_ends_mid_refill_when_stock_runs_out():
     left to draw), and the round ends at the end of that turn, hand short of L."""
     tables = [["JK", "6D", "7H"], ["5D", "6H", "7S"], ["5H", "6S", "7C"], ["5S", "6C", "7D"]]
     e = engine_with(4, 3, HANDS4, tables)  # other joker: bottom of the stock
-    assert e.deck[0, 53] == JOKER
+    assert e.state.deal_order[0, 53] == JOKER
     _draw_until_stock_left(e, 1)
     assert not e.game_over[0]
     seat = int(e.current_player[0])
-    hand = [CARD_NAMES[c] for c in np.flatnonzero(e.hand[0, seat])]
+    hand = [CARD_NAMES[c] for c in np.flatnonzero(e.state.hand[0, seat])]
     rewards = act(e, f"discard:{hand[0]}")
     assert e.deal_over[0] and e.game_over[0]  # episode="round"
-    assert e.hand_limit[0, seat] == 4 and e.hand_size[0, seat] == 3
-    assert e.stock_top[0] == 54
+    assert e.state.hand_limit[0, seat] == 4 and e.state.hand_size[0, seat] == 3
+    assert e.state.stock_top[0] == 54
     # every seat is paid its round points (K2/K3) at once
     for p in range(4):
-        cards = [CARD_NAMES[c] for c in np.flatnonzero(e.hand[0, p] + e.table[0, p])]
+        cards = [CARD_NAMES[c] for c in np.flatnonzero(e.state.hand[0, p] + e.state.table[0, p])]
         assert rewards[0, p] == score_cards(cards) == e.last_points[0, p]
 
 
@@ -185,12 +186,12 @@ def test_h4_four_aces_in_hand_win_at_once_via_fill():
         act(e, "draw")  # seats 1..3 turn up 8C 9C TC
     rewards = act(e, "discard:JK")  # fills AS
     assert e.game_over[0] and e.deal_over[0]
-    assert e.four_aces_winner[0] == 0
+    assert e.state.four_aces_winner[0] == 0
     assert rewards[0].tolist() == [20, 0, 0, 0]
     assert e.winners[0].tolist() == [True, False, False, False]
     r = e.result(0)
     assert r["four_aces"] == 0 and r["round_points"] is None and r["winners"] == [0]
-    assert e.stock_top[0] < 54  # the round did not run to the end
+    assert e.state.stock_top[0] < 54  # the round did not run to the end
 
 
 def test_h4_ends_a_match_at_once():
@@ -210,7 +211,7 @@ def test_h4_ends_a_match_at_once():
     for _ in range(3):
         act(e, "draw")
     rewards = act(e, "discard:JK")
-    assert e.game_over[0] and e.match_over[0] and e.rounds_played[0] == 1
+    assert e.game_over[0] and e.state.match_over[0] and e.state.rounds_played[0] == 1
     assert np.allclose(rewards[0], [1, -1 / 3, -1 / 3, -1 / 3])
 
 
@@ -220,7 +221,7 @@ def test_k1_four_aces_across_hand_and_table_at_round_end():
     tables = [["AH", "AS", "2C"], ["JK", "6H", "7S"], ["JK", "6S", "7C"], ["5S", "6C", "7D"]]
     e = engine_with(4, 3, hands, tables, episode="match")
     _draw_until_stock_left(e, 0)
-    assert e.game_over[0] and e.four_aces_winner[0] == 0
+    assert e.game_over[0] and e.state.four_aces_winner[0] == 0
     assert e.last_points[0].tolist() == [20, 0, 0, 0]
     assert e.totals[0].tolist() == [20, 0, 0, 0]
     assert e.result(0)["round_points"] is None and e.result(0)["winners"] == [0]
@@ -240,7 +241,7 @@ def test_k2_round_points_and_k4_match_end_with_a_tie():
         rewards = act(e, "draw")
     assert e.last_points[0].tolist() == [14, 14, -2, -2]
     assert e.totals[0].tolist() == [20, 20, -2, -2]
-    assert e.match_over[0] and e.winners[0].tolist() == [True, True, False, False]
+    assert e.state.match_over[0] and e.winners[0].tolist() == [True, True, False, False]
     assert np.allclose(rewards[0], [0.5, 0.5, -0.5, -0.5])
     assert e.result(0)["winners"] == [0, 1]
 
@@ -267,15 +268,15 @@ def test_k4_match_continues_and_deals_next_round_inside_step():
     """K4: below the target the next round is dealt within the same step (G2 dealer)."""
     e = engine_with(4, 3, HANDS4, TABLES4, episode="match", target_points=100)
     _draw_until_stock_left(e, 0)
-    assert e.deal_over[0] and not e.game_over[0] and e.rounds_played[0] == 1
-    assert e.stock_top[0] >= 24 and e.discard_size[0] == 0
-    assert e.current_player[0] == (e.dealer[0] + 1) % 4
+    assert e.deal_over[0] and not e.game_over[0] and e.state.rounds_played[0] == 1
+    assert e.state.stock_top[0] >= 24 and e.state.discard_size[0] == 0
+    assert e.current_player[0] == (e.state.dealer[0] + 1) % 4
 
 
 def test_k4_max_rounds_bounds_a_match():
     e = engine_with(4, 3, HANDS4, TABLES4, episode="match", target_points=100, max_rounds=1)
     _draw_until_stock_left(e, 0)
-    assert e.game_over[0] and e.match_over[0] and e.result(0)["winners"]
+    assert e.game_over[0] and e.state.match_over[0] and e.result(0)["winners"]
 
 
 def _play_round(e, rng):
@@ -300,16 +301,16 @@ def test_g2_dealer_draw_first_round_from_seat_0_then_left_of_previous_dealer(num
         e.reset(game_seeds=[key])
         keys = np.array([key], dtype=np.uint64)
         draw = shuffled(keys, np.array([0]), FULL_DECK)[0]
-        assert e.dealer[0] == list(draw).index(ACE_OF_SPADES) % num_players
+        assert e.state.dealer[0] == list(draw).index(ACE_OF_SPADES) % num_players
         dealt = shuffled(keys, np.array([1]), FULL_DECK)[0]
-        assert np.array_equal(e.deck[0], dealt)
+        assert np.array_equal(e.state.deal_order[0], dealt)
         for r in (1, 2):
-            previous = int(e.dealer[0])
+            previous = int(e.state.dealer[0])
             _play_round(e, rng)
             draw = shuffled(keys, np.array([2 * r]), FULL_DECK)[0]
             start = (previous + 1) % num_players
             expected = (start + list(draw).index(ACE_OF_SPADES)) % num_players
-            assert e.dealer[0] == expected
+            assert e.state.dealer[0] == expected
             assert e.current_player[0] == (expected + 1) % num_players  # H1
 
 
@@ -323,10 +324,10 @@ def test_g2_rotate_mode():
     e.reset(game_seeds=[77])
     draw = shuffled(np.array([77], dtype=np.uint64), np.array([0]), FULL_DECK)[0]
     first = list(draw).index(ACE_OF_SPADES) % 5
-    assert e.dealer[0] == first
+    assert e.state.dealer[0] == first
     for r in (1, 2, 3):
         _play_round(e, rng)
-        assert e.dealer[0] == (first + r) % 5
+        assert e.state.dealer[0] == (first + r) % 5
 
 
 def test_draw_is_illegal_action_name_in_error():
