@@ -1,8 +1,8 @@
-"""``cardrl bidbench``: Abracadabra bidding strategies compared on the same deals.
+"""The bidding benchmark: Abracadabra bidding strategies compared on the same deals.
 
 Every strategy bids with its own rule (C1–C3) while the card play, showing and calling
-are done by one common agent (``--player``, default ``heuristic``), so differences come
-from the bidding alone. Every dealt key is played several times on the batch engine
+are done by one common agent (``player``, default ``heuristic``), so differences come from
+the bidding alone. Every dealt key is played several times on the batch engine
 (``reset(game_seeds=...)`` replays the identical deal):
 
 1. **Same-strategy tables** — once per strategy, every seat bidding by it. The strategy
@@ -14,48 +14,25 @@ from the bidding alone. Every dealt key is played several times on the batch eng
    (C3, ties to the first bidder) and the points and chips each strategy earns against
    the others, with 95 % confidence intervals paired by deal.
 
-Writes ``bidbench.md`` (both tables, the exact command, machine and date) and
-``bidbench.png`` in ``--out``; ``bidbench_same.csv`` and ``bidbench_mixed.csv`` hold the
-numbers.
+:func:`write_outputs` writes ``bidbench.md`` (both tables, the exact command, machine and
+date), ``bidbench.png``, and ``bidbench_same.csv`` / ``bidbench_mixed.csv`` with the
+numbers. The command: :mod:`cli.bidbench`.
 """
 
 from __future__ import annotations
 
-import argparse
-import datetime as _dt
 import os
-import platform
-import shlex
-import sys
 import time
+from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from agents.base import act_grouped
-
-#: phase one-hot position of bidding in the Abracadabra observation
-_BID_PHASE = 0
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--deals", type=int, default=500,
-                        help="dealt keys; each is played once per strategy and once per "
-                             "rotation of the mixed table (default 500)")
-    parser.add_argument("--bidders", default="sure_tricks,expected_tricks,control",
-                        help="comma-separated Abracadabra agent names (or policy:PATH) "
-                             "whose bidding is compared (default: "
-                             "sure_tricks,expected_tricks,control)")
-    parser.add_argument("--player", default="heuristic",
-                        help="agent that plays the cards, shows and calls for every "
-                             "seat (default heuristic)")
-    parser.add_argument("--variant", default="four",
-                        help="Abracadabra variant: four, three, two_dummy, two (default four)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the dealt keys")
-    parser.add_argument("--batch", type=int, default=500,
-                        help="games advanced together on the batch engine (default 500)")
-    parser.add_argument("--out", default="results/bidbench",
-                        help="output folder (default results/bidbench)")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+from arena.stats import mean_ci
+from envs.abracadabra import LAYOUT, AbracadabraConfig, AbracadabraEngine
+from envs.abracadabra.rules import Phase
+from records.provenance import machine_line, utc_now
 
 
 class BidThenPlay:
@@ -67,8 +44,9 @@ class BidThenPlay:
         self.phase_slice = phase_slice
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The bidder's actions where the observation's phase is bidding, else the player's."""
         phase = observations[:, self.phase_slice]
-        bidding = phase[:, _BID_PHASE] > 0.5
+        bidding = phase[:, Phase.BID] > 0.5  # the phase one-hot: position = Phase value
         out = np.zeros(len(observations), np.int64)
         if bidding.any():
             out[bidding] = self.bidder.act_batch(observations[bidding], action_masks[bidding])
@@ -89,41 +67,69 @@ def play_deals(engine, keys: np.ndarray, seat_agents: list) -> list[dict]:
     return [engine.result(g) for g in range(n)]
 
 
-def run(args: argparse.Namespace) -> int:
-    import pandas as pd
+@dataclass
+class BidbenchResult:
+    """The benchmark's two tables and what they were measured on."""
+
+    same: pd.DataFrame  #: one row per bidder: the same-strategy tables
+    mixed: pd.DataFrame  #: one row per bidder: the mixed tables, with 95 % CIs
+    variant: str
+    num_players: int
+    deals: int
+    rotations: int  #: rotations of the mixed table, max(P, number of bidders)
+    player: str
+    seconds: float  #: wall time of the play
+
+
+def run_bidbench(
+    bidders: list[str],
+    player: str = "heuristic",
+    variant: str = "four",
+    deals: int = 500,
+    seed: int = 0,
+    batch: int = 500,
+    progress: bool = True,
+) -> BidbenchResult:
+    """Play the benchmark (module docstring) and summarise it.
+
+    Args:
+        bidders: Abracadabra agent names (or ``policy:PATH``) whose bidding is compared.
+        player: the agent that plays the cards, shows and calls for every seat.
+        variant: the Abracadabra variant.
+        deals: dealt keys; each is played once per bidder and once per mixed rotation.
+        seed: seed of the dealt keys; the agents' seeds derive from it.
+        batch: games advanced together on the batch engine.
+        progress: show a tqdm bar of batches.
+    """
     from tqdm import tqdm
 
     import agents
-    from arena.stats import mean_ci
-    from envs.abracadabra import AbracadabraConfig, AbracadabraEngine
-    from envs.abracadabra.engine import LAYOUT
 
-    bidders = [b.strip() for b in args.bidders.split(",") if b.strip()]
     if not bidders:
-        raise SystemExit("--bidders needs at least one agent name")
-    if args.deals < 1 or args.batch < 1:
-        raise SystemExit("--deals and --batch must be >= 1")
+        raise ValueError("--bidders needs at least one agent name")
+    if deals < 1 or batch < 1:
+        raise ValueError("--deals and --batch must be >= 1")
     known = agents.available("abracadabra")
-    for name in bidders + [args.player]:
+    for name in [*bidders, player]:
         if name not in known and not name.startswith("policy:"):
-            raise SystemExit(f"unknown Abracadabra agent {name!r}: expected one of "
+            raise ValueError(f"unknown Abracadabra agent {name!r}: expected one of "
                              f"{sorted(known)} or policy:PATH")
-    config = AbracadabraConfig(variant=args.variant)
+    config = AbracadabraConfig(variant=variant)
     P = config.num_players
-    player = agents.make_from_spec(args.player, "abracadabra", seed=args.seed)
-    bid_agents = {b: agents.make_from_spec(b, "abracadabra", seed=args.seed + 1 + i)
+    play_agent = agents.make_from_spec(player, "abracadabra", seed=seed)
+    bid_agents = {b: agents.make_from_spec(b, "abracadabra", seed=seed + 1 + i)
                   for i, b in enumerate(bidders)}
-    composite = {b: BidThenPlay(a, player, LAYOUT["phase"]) for b, a in bid_agents.items()}
-    keys = np.random.default_rng(args.seed).integers(0, 2**63, size=args.deals, dtype=np.int64)
+    composite = {b: BidThenPlay(a, play_agent, LAYOUT["phase"]) for b, a in bid_agents.items()}
+    keys = np.random.default_rng(seed).integers(0, 2**63, size=deals, dtype=np.int64)
     rotations = max(P, len(bidders))
-    chunks = [keys[i : i + args.batch] for i in range(0, len(keys), args.batch)]
-    engine = AbracadabraEngine(config, min(args.batch, len(keys)))
+    chunks = [keys[i : i + batch] for i in range(0, len(keys), batch)]
+    engine = AbracadabraEngine(config, min(batch, len(keys)))
     same_rows, mixed_rows = [], []
     total = len(chunks) * (len(bidders) + rotations)
     start = time.time()
-    with tqdm(total=total, desc="bidbench", unit="batch", disable=args.no_progress) as bar:
+    with tqdm(total=total, desc="bidbench", unit="batch", disable=not progress) as bar:
         for c, chunk in enumerate(chunks):
-            base = c * args.batch
+            base = c * batch
             for b in bidders:  # same-strategy tables
                 for i, res in enumerate(play_deals(engine, chunk, [composite[b]] * P)):
                     d = res["declarer"]
@@ -148,14 +154,20 @@ def run(args: argparse.Namespace) -> int:
                         })
                 bar.update()
     seconds = time.time() - start
-    same = pd.DataFrame(same_rows)
-    mixed = pd.DataFrame(mixed_rows)
+    return BidbenchResult(
+        same=same_table(pd.DataFrame(same_rows), bidders),
+        mixed=mixed_table(pd.DataFrame(mixed_rows), bidders),
+        variant=variant, num_players=P, deals=deals, rotations=rotations, player=player,
+        seconds=seconds,
+    )  # fmt: skip
 
-    # -- summaries -------------------------------------------------------------------
-    same_table = []
+
+def same_table(same: pd.DataFrame, bidders: list[str]) -> pd.DataFrame:
+    """One row per bidder from the same-strategy rows (one row per deal and bidder)."""
+    rows = []
     for b in bidders:
         df = same[same.bidder == b]
-        same_table.append({
+        rows.append({
             "bidder": b, "deals": len(df), "mean_target": df.target.mean(),
             "declarer_hit_rate": df.declarer_hit.mean(),
             "any_hit_rate": (df.hitters > 0).mean(), "hitters_per_deal": df.hitters.mean(),
@@ -163,57 +175,57 @@ def run(args: argparse.Namespace) -> int:
             "declarer_points": df.declarer_points.mean(),
             "declarer_chips": df.declarer_chips.mean(),
         })
-    same_table = pd.DataFrame(same_table)
-    mixed_table = []
+    return pd.DataFrame(rows)
+
+
+def mixed_table(mixed: pd.DataFrame, bidders: list[str]) -> pd.DataFrame:
+    """One row per bidder from the mixed-table rows (one row per deal, rotation and seat);
+    points and chips with their 95 % CIs paired by deal."""
+    rows = []
     for b in bidders:
         df = mixed[mixed.bidder == b]
         per_deal = df.groupby("deal")[["points", "chips"]].mean()
         pm, pl, ph = mean_ci(per_deal.points.to_numpy())
         cm, cl, ch = mean_ci(per_deal.chips.to_numpy())
         decl = df[df.declarer]
-        mixed_table.append({
+        rows.append({
             "bidder": b, "seat_deals": len(df), "declarer_rate": df.declarer.mean(),
             "declarer_hit_rate": decl.hit.mean() if len(decl) else float("nan"),
             "hit_rate": df.hit.mean(),
             "points": pm, "points_ci_low": pl, "points_ci_high": ph,
             "chips": cm, "chips_ci_low": cl, "chips_ci_high": ch,
         })
-    mixed_table = pd.DataFrame(mixed_table)
+    return pd.DataFrame(rows)
 
-    os.makedirs(args.out, exist_ok=True)
-    same_table.to_csv(os.path.join(args.out, "bidbench_same.csv"), index=False)
-    mixed_table.to_csv(os.path.join(args.out, "bidbench_mixed.csv"), index=False)
-    _plot(same_table, mixed_table, os.path.join(args.out, "bidbench.png"), args)
-    md = _markdown(same_table, mixed_table, args, P, rotations, seconds)
-    with open(os.path.join(args.out, "bidbench.md"), "w") as f:
+
+def write_outputs(result: BidbenchResult, out: str | os.PathLike, command: str) -> str:
+    """Write bidbench_same.csv, bidbench_mixed.csv, bidbench.png and bidbench.md into
+    ``out``; return the markdown."""
+    os.makedirs(out, exist_ok=True)
+    result.same.to_csv(os.path.join(out, "bidbench_same.csv"), index=False)
+    result.mixed.to_csv(os.path.join(out, "bidbench_mixed.csv"), index=False)
+    plot(result, os.path.join(out, "bidbench.png"))
+    md = markdown(result, command)
+    with open(os.path.join(out, "bidbench.md"), "w") as f:
         f.write(md)
-    print(md)
-    return 0
+    return md
 
 
-def _command(args: argparse.Namespace) -> str:
-    return ("cardrl bidbench " + " ".join([
-        f"--deals {args.deals}", f"--bidders {args.bidders}", f"--player {args.player}",
-        f"--variant {args.variant}", f"--seed {args.seed}", f"--batch {args.batch}",
-        f"--out {shlex.quote(args.out)}",
-    ]))
-
-
-def _markdown(same, mixed, args, P: int, rotations: int, seconds: float) -> str:
-    machine = f"{platform.node()} ({platform.machine()}, {os.cpu_count()} CPUs, " \
-              f"Python {platform.python_version()}, {platform.system()})"
+def markdown(result: BidbenchResult, command: str) -> str:
+    """The report: the command, machine and date, then both tables."""
+    same, mixed = result.same, result.mixed
     lines = [
         "# Bidding benchmark (Abracadabra)",
         "",
         "```",
-        _command(args),
+        command,
         "```",
         "",
-        f"- date: {_dt.datetime.now().isoformat(timespec='seconds')}; machine: {machine}; "
-        f"{seconds:.1f} s",
-        f"- variant `{args.variant}` ({P} players), {args.deals} dealt keys, card play by "
-        f"`{args.player}`; each key is played once per bidder (same-strategy tables) and "
-        f"{rotations} times in the mixed table (seat rotations).",
+        f"- date: {utc_now()}; machine: {machine_line()}; {result.seconds:.1f} s",
+        f"- variant `{result.variant}` ({result.num_players} players), {result.deals} dealt "
+        f"keys, card play by `{result.player}`; each key is played once per bidder "
+        f"(same-strategy tables) and {result.rotations} times in the mixed table (seat "
+        "rotations).",
         "",
         "## Same-strategy tables (every seat bids by the strategy)",
         "",
@@ -256,12 +268,15 @@ def _markdown(same, mixed, args, P: int, rotations: int, seconds: float) -> str:
     return "\n".join(lines)
 
 
-def _plot(same, mixed, path: str, args) -> None:
+def plot(result: BidbenchResult, path: str) -> None:
+    """Hit rates and mean target of the same-strategy tables; points and declarer rate of
+    the mixed tables."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    same, mixed = result.same, result.mixed
     fig, axes = plt.subplots(1, 3, figsize=(13, 4))
     x = np.arange(len(same))
     ax = axes[0]
@@ -284,13 +299,7 @@ def _plot(same, mixed, path: str, args) -> None:
     ax2.legend(loc="lower right")
     ax.set_xticks(np.arange(len(mixed)), mixed.bidder, rotation=20)
     ax.set_title("mixed tables: points/deal (95 % CI)")
-    fig.suptitle(f"bidbench: {args.variant}, {args.deals} deals, play by {args.player}")
+    fig.suptitle(f"bidbench: {result.variant}, {result.deals} deals, play by {result.player}")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
-
-
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(prog="bidbench", description=__doc__.splitlines()[0])
-    add_arguments(parser)
-    sys.exit(run(parser.parse_args()))

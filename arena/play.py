@@ -1,9 +1,9 @@
-"""``cardrl play``: play a game in the terminal against the agents.
+"""Play a game in the terminal against the agents (``cardrl play``).
 
     cardrl play abracadabra --variant three --seat 0 --vs heuristic
     cardrl play four_aces --players 3 --vs random --seed 7 --save-games mine.jsonl
 
-The game runs through the PettingZoo environment (``abracadabra_v0`` / ``four_aces_v0``);
+The game runs through the PettingZoo environment of the game (:func:`envs.registry.make_env`);
 every other seat is played by an agent (``agents.make``). Before each of your decisions
 the table is shown as your seat sees it; moves are typed by name, case-insensitive:
 
@@ -23,23 +23,24 @@ you type            meaning
 
 A typo or an illegal move is answered with the reason and the legal moves, and the game
 goes on. Ctrl-C or end of input leave cleanly. :func:`play` takes ``input_fn`` and
-``output`` so that tests drive it with scripted input.
+``output`` so that tests drive it with scripted input. What is game-specific (the meaning
+of ``--variant`` and ``--players``, prompts, why a move is illegal, what a card typed alone
+means) comes from the game's ``narration`` module (:attr:`envs.registry.Game.narration`).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
+from types import ModuleType
 
 import numpy as np
 
-from envs.cards import CARD_NAMES, SUIT_SYMBOLS, pretty_card, sort_key
-from records.replay import GameRecorder, Narrator, seat_name, write_games
-
-GAMES = ("abracadabra", "four_aces")
-VARIANTS = ("four", "three", "two_dummy", "two")  # Abracadabra
-SCORINGS = ("strict", "free")  # Four Aces' --variant is its scoring (K3)
+from envs import registry
+from envs.cards import CARD_NAMES, SUIT_SYMBOLS, parse_card, pretty_card, sort_key
+from records.format import write_games
+from records.narrate import Narrator, seat_name
+from records.recorder import GameRecorder
 
 _HELP_WORDS = {"help", "?", "h", "moves"}
 _QUIT_WORDS = {"quit", "exit", "q"}
@@ -50,37 +51,22 @@ class _Quit(Exception):
     """The player typed quit."""
 
 
+def _narration(game: str) -> ModuleType:
+    """The game's narration module (``ValueError`` for an unknown game)."""
+    return registry.get(game).load("narration")
+
+
 # =========================================================================================
 # environment and opponents
 # =========================================================================================
 def make_env(game: str, variant: str | None = None, players: int | None = None,
              match: bool = False, **options):
-    """The PettingZoo environment of ``game`` for a terminal game."""
-    if game == "abracadabra":
-        from envs import abracadabra_v0
-
-        if players is not None:
-            raise ValueError("--players is for four_aces; Abracadabra's player count comes "
-                             f"from --variant (one of {VARIANTS})")
-        if variant is not None:
-            options["variant"] = variant
-        if match:
-            options["episode"] = "match"
-        return abracadabra_v0.env(**options)
-    if game == "four_aces":
-        from envs import four_aces_v0
-
-        if variant is not None:
-            if variant not in SCORINGS:
-                raise ValueError(f"--variant={variant!r} is not a Four Aces variant: expected "
-                                 f"a scoring rule, one of {SCORINGS}")
-            options["scoring"] = variant
-        if players is not None:
-            options["num_players"] = players
-        if match:
-            options["episode"] = "match"
-        return four_aces_v0.env(**options)
-    raise ValueError(f"unknown game {game!r}: expected one of {GAMES}")
+    """The PettingZoo environment of ``game`` for a terminal game: ``variant`` and
+    ``players`` as ``cardrl play`` means them for the game, ``match`` for a whole match."""
+    options.update(_narration(game).play_options(variant, players))
+    if match:
+        options["episode"] = "match"
+    return registry.make_env(game, **options)
 
 
 def make_opponent(vs: str, game: str, seed: int | None):
@@ -100,24 +86,21 @@ def _legal_names(engine, mask: np.ndarray) -> list[str]:
     return [engine.action_names[a] for a in np.flatnonzero(mask)]
 
 
-def _trump(game: str, engine) -> int:
-    return int(engine._trump[0]) if game == "abracadabra" else -1
-
-
 def legal_moves_text(game: str, engine, mask: np.ndarray) -> str:
-    """The legal moves grouped by kind, as the player types them."""
+    """The legal moves grouped by kind, as the player types them: numbers as a range,
+    cards in display order."""
     groups: dict[str, list[str]] = {}
     for name in _legal_names(engine, mask):
         kind, _, arg = name.partition(":")
         groups.setdefault(kind, []).append(arg)
-    trump = _trump(game, engine)
+    trump = _narration(game).trump(engine)
     parts = []
     for kind, args in groups.items():
-        if kind == "bid":
+        if all(a.isdigit() for a in args):
             numbers = sorted(int(a) for a in args)
-            parts.append(f"bid {numbers[0]}..{numbers[-1]}" if len(numbers) > 1
-                         else f"bid {numbers[0]}")
-        elif kind in ("show", "play", "discard"):
+            parts.append(f"{kind} {numbers[0]}..{numbers[-1]}" if len(numbers) > 1
+                         else f"{kind} {numbers[0]}")
+        elif all(a in CARD_NAMES for a in args):
             cards = sorted((CARD_NAMES.index(a) for a in args), key=lambda c: sort_key(c, trump))
             parts.append(f"{kind} " + " ".join(pretty_card(c) for c in cards))
         else:
@@ -127,9 +110,9 @@ def legal_moves_text(game: str, engine, mask: np.ndarray) -> str:
 
 def parse_move(text: str, game: str, legal: list[str]) -> str:
     """The action name meant by ``text`` (legal or not), or ``"help"`` / ``"quit"``.
-    Raises ``ValueError`` saying what was not understood."""
-    from envs.cards import parse_card
-
+    The words are those of every game (the table in the module docstring), so that a move
+    of another game is answered by :func:`why_illegal`; a card typed alone means what the
+    game's ``lone_card`` says. Raises ``ValueError`` saying what was not understood."""
     for symbol, letter in zip(SUIT_SYMBOLS, "cdhs", strict=True):  # pasted "10♦"
         text = text.replace(symbol, letter)
     words = text.strip().lower().replace(":", " ").replace(",", " ").split()
@@ -156,73 +139,20 @@ def parse_move(text: str, game: str, legal: list[str]) -> str:
             card = CARD_NAMES[parse_card(head)]
         except ValueError:
             raise ValueError(f"I don't understand {text.strip()!r}") from None
-        if game == "four_aces":
-            return f"discard:{card}"
-        kinds = {name.partition(":")[0] for name in legal}
-        return f"show:{card}" if "show" in kinds else f"play:{card}"
+        return _narration(game).lone_card(card, legal)
     raise ValueError(f"I don't understand {text.strip()!r}")
 
 
 def why_illegal(game: str, engine, name: str, legal: list[str]) -> str:
     """Why the action ``name`` is not legal now, in words."""
-    kind, _, arg = name.partition(":")
-    legal_kinds = {n.partition(":")[0] for n in legal}
-    if game == "four_aces":
-        if kind == "discard":
-            return f"you don't hold {pretty_card(CARD_NAMES.index(arg))}"
-        if kind == "draw":
-            return "the stock is empty"
-        return f"'{kind.replace('_', ' ')}' is not a Four Aces move"
-    if kind not in ("bid", "show", "stop", "play", "call", "no_call"):
-        return f"'{kind}' is not an Abracadabra move"
-    phase = engine.phase_name(0)
-    doing = {"bid": "it is the bidding", "show": "the declarer is showing cards",
-             "call": "it is the moment to say Abracadabra or not",
-             "play": "it is the card play"}.get(phase, "the game is over")
-    if kind not in legal_kinds and not (kind == "no_call" and "call" in legal_kinds):
-        return f"you can't {kind.replace('_', ' ')} now: {doing}"
-    if kind == "bid":
-        return f"bids go from 0 to {engine.cards_each}"
-    card = CARD_NAMES.index(arg)
-    if kind == "show":
-        seat = int(engine.current_player[0])
-        if card not in engine.hand_cards(0, seat):
-            return f"you don't hold {pretty_card(card)}"
-        return f"{pretty_card(card)} is already shown"
-    hand = int(engine._to_play[0])
-    whose = "the dummy doesn't" if hand >= engine.num_players else "you don't"
-    if card not in engine.hand_cards(0, hand):
-        return f"{whose} hold {pretty_card(card)}"
-    led = int(engine._trick[0, engine._leader[0]])
-    trump = _trump(game, engine)
-    suit = trump if led == CARD_NAMES.index("JK") else int(led // 13)
-    return f"you must follow suit: {SUIT_SYMBOLS[suit]} was led and you hold one"
-
-
-def _prompt(game: str, engine, seat: int) -> str:
-    if game == "four_aces":
-        return "Your move (discard a card or draw; ? for help): "
-    phase = engine.phase_name(0)
-    if phase == "bid":
-        return f"Your bid (0-{engine.cards_each}): "
-    if phase == "show":
-        return "Show a card or 'stop': "
-    if phase == "call":
-        return "Say Abracadabra? (call / no call): "
-    dummy = int(engine._to_play[0]) >= engine.num_players
-    return "Play a card for the dummy: " if dummy else "Play a card: "
+    return _narration(game).why_illegal(engine, name, legal)
 
 
 def table_text(game: str, raw, seat: int) -> str:
-    """The table as ``seat`` sees it: the environment's render, plus Four Aces' whole
-    discard pile (public, RULES "What each player sees")."""
-    text = raw.render_text(seat)
-    if game == "four_aces":
-        engine = raw.engine
-        pile = engine.discard[0, : int(engine.discard_size[0])]
-        text += "\ndiscard pile (oldest first): " + (
-            " ".join(pretty_card(int(c)) for c in pile) or "-")
-    return text
+    """The table as ``seat`` sees it: the environment's render, plus what else the seat
+    may see (Four Aces' whole discard pile, RULES "What each player sees")."""
+    lines = _narration(game).table_lines(raw.engine, seat)
+    return "\n".join([raw.render_text(seat), *lines])
 
 
 def ask_move(game: str, raw, seat: int, input_fn: Callable[[str], str], out) -> int:
@@ -232,8 +162,9 @@ def ask_move(game: str, raw, seat: int, input_fn: Callable[[str], str], out) -> 
     mask = engine.legal_action_mask()[0]
     legal = _legal_names(engine, mask)
     index = {n: i for i, n in enumerate(engine.action_names)}
+    prompt = _narration(game).prompt
     while True:
-        text = input_fn(_prompt(game, engine, seat))
+        text = input_fn(prompt(engine))
         try:
             name = parse_move(text, game, legal)
         except ValueError as err:
@@ -322,33 +253,3 @@ def play(
         write_games(save_games, recorder.finish(engine), append=True)
         print(f"Saved the game to {save_games} (cardrl replay {save_games})", file=out)
     return 0
-
-
-# =========================================================================================
-# the command
-# =========================================================================================
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", choices=GAMES)
-    parser.add_argument("--variant", default=None,
-                        help=f"Abracadabra: {', '.join(VARIANTS)} (default four); "
-                             f"Four Aces: the scoring rule, {', '.join(SCORINGS)}")
-    parser.add_argument("--players", type=int, default=None,
-                        help="Four Aces: number of players, 3-5 (default 4)")
-    parser.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    parser.add_argument("--vs", default="heuristic",
-                        help="the other seats: heuristic, random, policy, policy:PATH or any "
-                             "name from 'cardrl agents' (default heuristic)")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the deal")
-    parser.add_argument("--match", action="store_true",
-                        help="play a whole match instead of one deal / round")
-    parser.add_argument("--save-games", default=None, metavar="FILE",
-                        help="append the finished game to FILE (JSON lines; cardrl replay)")
-
-
-def run(args: argparse.Namespace) -> int:
-    try:
-        return play(args.game, variant=args.variant, players=args.players, seat=args.seat,
-                    vs=args.vs, seed=args.seed, match=args.match, save_games=args.save_games)
-    except ValueError as err:
-        print(f"cardrl play: {err}", file=sys.stderr)
-        return 2

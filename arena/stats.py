@@ -1,4 +1,4 @@
-"""Statistics of a duplicate-deal tournament: means with paired CIs, head-to-head, OpenSkill.
+"""Statistics of a duplicate-deal tournament: means with CIs paired by deal, head-to-head.
 
 Every function is pure: it takes the per-seat table of a tournament (``games.csv``, one
 row per deal, rotation and seat) and returns a new DataFrame. The columns used are
@@ -42,23 +42,21 @@ _T975 = (
     2.059539, 2.055529, 2.051831, 2.048407, 2.045230, 2.042272,
 )  # fmt: skip
 _Z975 = 1.959963984540054
+#: the columns of :func:`agent_summary`
+SUMMARY_COLUMNS = ("agent", "games", "deals", "mean_points", "ci_low", "ci_high", "mean_chips",
+                   "win_rate")  # fmt: skip
 
 
 def t_quantile_975(df: int) -> float:
     """t_{0.975, df}, the 97.5 % quantile of Student's t (half-width factor of a 95 % CI).
 
-    Uses scipy (``scipy.special.stdtrit``, the inverse of Student's t CDF, which is what
-    ``scipy.stats.t.ppf`` calls) when installed; otherwise a table for df <= 30 and the
-    Cornish-Fisher expansion in 1/df beyond (error below 1e-4 there).
+    A table for df <= 30 and the Cornish-Fisher expansion in 1/df beyond (absolute error
+    below 1e-4 there, about 0.005 % of the half-width). Always this method, never scipy's
+    exact quantile even where scipy is installed: the same games give the same bytes in
+    every environment.
     """
     if df < 1:
         return math.nan
-    try:
-        from scipy.special import stdtrit
-    except ImportError:
-        stdtrit = None
-    if stdtrit is not None:
-        return float(stdtrit(df, 0.975))
     if df <= len(_T975):
         return _T975[df - 1]
     z, v = _Z975, float(df)
@@ -93,14 +91,13 @@ def per_deal_points(games: pd.DataFrame, column: str = "points") -> pd.DataFrame
 
 
 def agent_summary(games: pd.DataFrame, agents: list[str] | None = None) -> pd.DataFrame:
-    """One row per agent: games (seats played), deals, mean_points with its 95 % CI paired
-    by deal, mean_chips (if any), win_rate (if matches were played; NaN otherwise) and the
-    OpenSkill mu, sigma and ``rating`` (the ordinal mu - 3 sigma). Sorted by rating."""
+    """One row per agent, in the order of ``agents``: games (seats played), deals,
+    mean_points with its 95 % CI paired by deal, mean_chips (if any) and win_rate (if
+    matches were played; NaN otherwise)."""
     agents = agents if agents is not None else sorted(games["agent"].unique())
     x = per_deal_points(games)
     chips = per_deal_points(games, "chips") if games["chips"].notna().any() else None
     has_wins = games["won"].notna().any()
-    ratings = openskill_ratings(games, agents)
     rows = []
     for agent in agents:
         rows_a = games[games["agent"] == agent]
@@ -119,10 +116,8 @@ def agent_summary(games: pd.DataFrame, agents: list[str] | None = None) -> pd.Da
             ),
             "win_rate": float(rows_a["won"].mean()) if has_wins and len(rows_a) else math.nan,
         }
-        row.update(ratings.loc[agent].to_dict())
         rows.append(row)
-    summary = pd.DataFrame(rows)
-    return summary.sort_values("rating", ascending=False, kind="stable").reset_index(drop=True)
+    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
 
 def head_to_head(games: pd.DataFrame, agents: list[str] | None = None) -> pd.DataFrame:
@@ -144,40 +139,4 @@ def head_to_head(games: pd.DataFrame, agents: list[str] | None = None) -> pd.Dat
             )  # fmt: skip
     return pd.DataFrame(
         rows, columns=["agent", "opponent", "deals", "mean_diff", "ci_low", "ci_high"]
-    )
-
-
-def openskill_ratings(games: pd.DataFrame, agents: list[str] | None = None) -> pd.DataFrame:
-    """OpenSkill (Plackett-Luce) ratings from every table, one table per (deal, rotation),
-    in (deal, rotation) order. The agents at a table are ranked by points (higher is
-    better, equal points tie); an agent holding several seats of a table enters it once,
-    with its mean points. Tables with one distinct agent are skipped. Returns mu, sigma
-    and ``rating`` = mu - 3 sigma (the ordinal), indexed by agent."""
-    from openskill.models import PlackettLuce
-
-    agents = agents if agents is not None else sorted(games["agent"].unique())
-    model = PlackettLuce()
-    current = {agent: model.rating(name=agent) for agent in agents}
-    tables = games.groupby(["deal", "rotation", "agent"], sort=True)["points"].mean().reset_index()
-    keys = tables[["deal", "rotation"]].to_numpy()
-    names = tables["agent"].to_numpy()
-    scores = tables["points"].to_numpy(dtype=np.float64)
-    # boundaries of the (deal, rotation) tables in the sorted rows
-    starts = np.flatnonzero(np.r_[True, (keys[1:] != keys[:-1]).any(axis=1)])
-    stops = np.r_[starts[1:], len(keys)]
-    for start, stop in zip(starts, stops, strict=True):
-        if stop - start < 2:
-            continue
-        table = names[start:stop]
-        teams = [[current[name]] for name in table]
-        new = model.rate(teams, scores=scores[start:stop].tolist())
-        for name, (rating,) in zip(table, new, strict=True):
-            current[name] = rating
-    return pd.DataFrame(
-        {
-            "mu": [current[a].mu for a in agents],
-            "sigma": [current[a].sigma for a in agents],
-            "rating": [current[a].ordinal() for a in agents],
-        },
-        index=pd.Index(agents, name="agent"),
     )

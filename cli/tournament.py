@@ -1,22 +1,29 @@
 """``cardrl tournament``: a duplicate-deal tournament between agents, with ratings and CIs.
 
 Every deal is replayed with every seat rotation of its line-up, so the luck of the cards
-cancels (see :mod:`arena.tournament`). Writes to ``--out``: ``games.csv`` (one row per
-deal, rotation and seat; appended as chunks finish, so a rerun of the same command
-resumes), ``summary.csv``, ``head_to_head.csv``, ``summary.md``, ``points.png`` and
-``head_to_head.png``.
+cancels (see :mod:`arena.tournament.schedule`). Writes to ``--out`` (default
+``runs/tournament_<game>_<seed>``, an ignored folder): ``tournament.json`` (the arguments
+and the SHA-256 of every checkpoint the entrants load), ``games.csv`` (one row per deal,
+rotation and seat; appended as chunks finish, so a rerun of the same command resumes),
+``summary.csv``, ``head_to_head.csv``, ``summary.md`` (headed by the exact command that
+regenerates the folder), ``points.png`` and ``head_to_head.png``. Every refusal (a bad
+argument, a folder of another tournament or with changed checkpoints, a corrupt file) is a
+``ValueError`` with the whole message.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
+
+from envs import registry
 
 EXAMPLES = """\
 examples:
   cardrl tournament --game abracadabra --agents random,random,random,random --deals 2000
   cardrl tournament --game abracadabra --variant three --agents random,random,random --deals 5000 \\
-      --workers 2 --out results/abra_three
+      --workers 2 --out runs/abra_three
   cardrl tournament --game four_aces --players 4 --agents random,random --deals 1000
   cardrl tournament --game abracadabra --agents new=policy,old=policy,random \\
       --agent-arg new.path=runs/a.pt --agent-arg old.path=runs/b.pt --deals 1000
@@ -26,7 +33,7 @@ examples:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = EXAMPLES
-    parser.add_argument("--game", required=True, choices=("abracadabra", "four_aces"))
+    parser.add_argument("--game", required=True, choices=registry.GAMES)
     parser.add_argument(
         "--variant",
         help="Abracadabra variant: four (default), three, two_dummy, two",
@@ -90,8 +97,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out",
         default=None,
-        help="output directory (default results/tournament_<game>_<seed>); rerun the same "
-        "command to resume an interrupted run",
+        help="output directory (default runs/tournament_<game>_<seed>); rerun the same "
+        "command to resume an interrupted run (refused if a checkpoint it loads changed)",
     )
     parser.add_argument(
         "--save-games",
@@ -113,37 +120,42 @@ def _pairs(items: list[str], what: str) -> list[tuple[str, object]]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise SystemExit(f"cardrl tournament: {what} {item!r} is not KEY=VALUE")
+            raise ValueError(f"{what} {item!r} is not KEY=VALUE")
         pairs.append((key.strip(), _value(value.strip())))
     return pairs
 
 
 def options_from_args(args: argparse.Namespace) -> dict:
-    """The game config options given by --variant, --players and --option."""
+    """The game config options given by --variant, --players and --option; the table
+    flags are refused for a game whose table option (``registry.Game.table_option``) is
+    another."""
+    from arena.tournament.spec import TABLE_FLAGS
+
     options = dict(_pairs(args.option, "--option"))
-    if args.variant is not None:
-        if args.game != "abracadabra":
-            raise SystemExit("cardrl tournament: --variant is for --game abracadabra")
-        options["variant"] = args.variant
-    if args.players is not None:
-        if args.game != "four_aces":
-            raise SystemExit("cardrl tournament: --players is for --game four_aces")
-        options["num_players"] = args.players
+    for option, flag in TABLE_FLAGS.items():
+        value = getattr(args, flag.removeprefix("--"))
+        if value is None:
+            continue
+        if registry.get(args.game).table_option != option:
+            games = [g for g in registry.GAMES if registry.get(g).table_option == option]
+            raise ValueError(f"{flag} is for --game {' or '.join(games)}, not {args.game}")
+        options[option] = value
     return options
 
 
 def run(args: argparse.Namespace) -> int:
-    from arena.tournament import TournamentMismatch, command_line, make_spec, run_tournament
-    from envs.registry import num_seats
+    """Play (or resume) the tournament, write its folder and print its table; a refusal is
+    a ValueError with the whole message."""
+    from arena.tournament import command_line, make_spec, run_tournament
 
     options = options_from_args(args)
     agent_kwargs: dict[str, dict] = {}
     for key, value in _pairs(args.agent_arg, "--agent-arg"):
         agent, dot, name = key.rpartition(".")
         if not dot or not agent:
-            raise SystemExit(f"cardrl tournament: --agent-arg {key!r} is not AGENT.KEY=VALUE")
+            raise ValueError(f"--agent-arg {key!r} is not AGENT.KEY=VALUE")
         agent_kwargs.setdefault(agent, {})[name] = value
-    out = args.out or f"results/tournament_{args.game}_{args.seed}"
+    out = args.out or f"runs/tournament_{args.game}_{args.seed}"
     entries = [entry for entry in args.agents.split(",") if entry.strip()]
     arguments = dict(
         deals=args.deals,
@@ -153,33 +165,29 @@ def run(args: argparse.Namespace) -> int:
         agent_kwargs=agent_kwargs,
         chunk_size=args.chunk_size,
     )
-    try:
-        # the command at the top of summary.md, every argument spelled out
-        command = command_line(make_spec(args.game, entries, **arguments))
-        if args.workers != 1 or args.backend != "local":
-            command += f" --workers {args.workers} --backend {args.backend}"
-        command += f" --out {out}"
-        result = run_tournament(
-            args.game,
-            entries,
-            workers=args.workers,
-            out_dir=out,
-            backend=args.backend,
-            progress=not args.no_progress,
-            command=command,
-            save_games=args.save_games,
-            **arguments,
-        )
-    except (TournamentMismatch, ValueError, FileNotFoundError) as error:
-        print(f"cardrl tournament: {error}")
-        return 2
+    # the command at the top of summary.md, every argument spelled out
+    command = command_line(make_spec(args.game, entries, **arguments))
+    if args.workers != 1 or args.backend != "local":
+        command += f" --workers {args.workers} --backend {args.backend}"
+    command += f" --out {shlex.quote(out)}"
+    result = run_tournament(
+        args.game,
+        entries,
+        workers=args.workers,
+        out_dir=out,
+        backend=args.backend,
+        progress=not args.no_progress,
+        command=command,
+        save_games=args.save_games,
+        **arguments,
+    )
     table = result.summary[
         ["agent", "games", "mean_points", "ci_low", "ci_high", "win_rate", "rating"]
     ]
     if table["win_rate"].isna().all():
         table = table.drop(columns="win_rate")
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    seats = num_seats(result.spec.game, **result.spec.options)
+    seats = result.spec.num_seats
     if result.played_deals:
         rate = result.played_deals / max(result.play_s, 1e-9)
         print(

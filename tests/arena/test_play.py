@@ -10,7 +10,8 @@ import pytest
 
 from arena.play import parse_move, play
 from cli.main import main as cardrl
-from records.replay import check_game, read_games
+from records.format import read_games
+from records.replay import check_game
 
 
 class Scripted:

@@ -1,4 +1,5 @@
-"""Tournament statistics: paired CIs against hand-computed cases, OpenSkill sanity."""
+"""Tournament statistics and ratings: paired CIs against hand-computed cases, OpenSkill
+sanity, the tournament's summary table."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from arena import stats
+from arena import ratings, stats
+from arena.tournament.result import summary_table
 
 
 def _games(points_by_agent: dict[str, list[list[float]]]) -> pd.DataFrame:
@@ -82,14 +84,23 @@ def test_head_to_head_uses_only_shared_deals():
     assert h2h.loc[("A", "C"), "mean_diff"] == 3.0
 
 
-def test_t_quantile_without_scipy(monkeypatch):
-    with_scipy = [stats.t_quantile_975(df) for df in (1, 3, 30, 31, 100, 10_000)]
-    monkeypatch.setitem(sys.modules, "scipy.special", None)  # import raises ImportError
-    fallback = [stats.t_quantile_975(df) for df in (1, 3, 30, 31, 100, 10_000)]
-    assert fallback[1] == pytest.approx(3.182446, abs=1e-6)
-    assert fallback[4] == pytest.approx(1.983972, abs=1e-5)  # t_{0.975, 100}
-    assert fallback == pytest.approx(with_scipy, abs=1e-4)
+# t_{0.975, df} to 6 decimals (standard tables; scipy.stats.t.ppf(0.975, df))
+T975_REFERENCE = {1: 12.706205, 3: 3.182446, 30: 2.042272, 31: 2.039513, 100: 1.983972,
+                  10_000: 1.960201}
+
+
+def test_t_quantile_matches_the_exact_values():
+    for df, exact in T975_REFERENCE.items():
+        assert stats.t_quantile_975(df) == pytest.approx(exact, abs=1e-4), df
     assert math.isnan(stats.t_quantile_975(0))
+
+
+def test_t_quantile_is_the_same_with_or_without_scipy(monkeypatch):
+    """The CIs do not depend on which optional packages are installed."""
+    installed = [stats.t_quantile_975(df) for df in T975_REFERENCE]
+    monkeypatch.setitem(sys.modules, "scipy", None)  # any scipy import raises ImportError
+    monkeypatch.setitem(sys.modules, "scipy.special", None)
+    assert [stats.t_quantile_975(df) for df in T975_REFERENCE] == installed
 
 
 def test_openskill_orders_a_clear_ranking():
@@ -104,7 +115,7 @@ def test_openskill_orders_a_clear_ranking():
                      "agent": agent, "points": base + noise[seat], "chips": np.nan,
                      "won": np.nan, "n_deals": 1}
                 )  # fmt: skip
-    summary = stats.agent_summary(pd.DataFrame(rows))
+    summary = summary_table(pd.DataFrame(rows), ["weak", "middle", "strong"])
     assert summary["agent"].tolist() == ["strong", "middle", "weak"]  # sorted by rating
     assert (summary["rating"] == summary["mu"] - 3 * summary["sigma"]).all()
     assert summary["sigma"].max() < 25 / 3  # every table moved sigma down from the prior
@@ -116,5 +127,19 @@ def test_openskill_ties_give_equal_ratings():
          "won": np.nan, "n_deals": 1}
         for d in range(10) for s, a in enumerate(["x", "y"])
     ]  # fmt: skip
-    ratings = stats.openskill_ratings(pd.DataFrame(rows))
-    assert ratings.loc["x", "mu"] == pytest.approx(ratings.loc["y", "mu"])
+    rated = ratings.openskill_ratings(pd.DataFrame(rows))
+    assert rated.loc["x", "mu"] == pytest.approx(rated.loc["y", "mu"])
+
+
+def test_agent_summary_keeps_the_agents_order():
+    summary = stats.agent_summary(HAND_CASE, ["B", "A"])
+    assert summary["agent"].tolist() == ["B", "A"]
+    assert list(summary.columns) == list(stats.SUMMARY_COLUMNS)
+
+
+def test_summary_table_adds_ratings_to_the_statistics():
+    table = summary_table(HAND_CASE, ["A", "B"])
+    assert list(table.columns) == [*stats.SUMMARY_COLUMNS, "mu", "sigma", "rating"]
+    assert table["agent"].tolist() == ["A", "B"]  # A scores more at every table
+    rated = ratings.openskill_ratings(HAND_CASE, ["A", "B"])
+    assert table.set_index("agent")["rating"].to_dict() == rated["rating"].to_dict()

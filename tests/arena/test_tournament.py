@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections import Counter
 
@@ -12,8 +13,8 @@ import pytest
 import agents
 from agents import Agent
 from agents import registry as agent_registry
-from arena import tournament as tmod
-from arena.tournament import TournamentMismatch, run_tournament
+from arena.tournament import TournamentMismatch, run_tournament, schedule
+from cli.main import build_parser
 from cli.main import main as cardrl
 from envs.registry import make_engine, num_seats
 
@@ -41,18 +42,18 @@ def first_legal(monkeypatch):
 def test_lineups_are_balanced(num_agents, seats):
     # the line-ups repeat after C(k, P) deals (k >= P) or k deals (k < P)
     enough = num_agents >= seats
-    cycle = len(tmod._combinations(num_agents, seats)) if enough else num_agents
+    cycle = len(schedule.combinations(num_agents, seats)) if enough else num_agents
     counts = Counter()
     pairs = set()
     for deal in range(cycle):
-        up = tmod.lineup(deal, num_agents, seats)
+        up = schedule.lineup(deal, num_agents, seats)
         assert len(up) == seats
         if num_agents >= seats:
             assert len(set(up)) == seats  # distinct agents when there are enough
         counts.update(up)
         pairs.update((a, b) for a in up for b in up if a != b)
         for rotation in range(seats):
-            seated = tmod.seating(deal, rotation, num_agents, seats)
+            seated = schedule.seating(deal, rotation, num_agents, seats)
             assert sorted(seated) == sorted(up)
     assert len(set(counts.values())) == 1, counts  # every agent equally often per cycle
     assert len(counts) == num_agents
@@ -74,7 +75,7 @@ def test_every_deal_is_played_under_every_rotation():
         assert len(per_agent) == 4
         assert (per_agent["nunique"] == 4).all() and (per_agent["count"] == 4).all()
         # rotation r puts line-up position j in seat (j + r) mod 4
-        up = tmod.lineup(deal, 5, 4)
+        up = schedule.lineup(deal, 5, 4)
         for row in rows.itertuples():
             assert row.agent == "abcde"[up[(row.seat - row.rotation) % 4]]
 
@@ -86,7 +87,7 @@ def test_every_deal_is_played_under_every_rotation():
 )  # fmt: skip
 def test_same_deal_key_deals_the_same_hands(game, options):
     seats = num_seats(game, **options)
-    keys = tmod.deal_keys(7, range(3))
+    keys = schedule.deal_keys(7, range(3))
     engine = make_engine(game, 3 * seats, **options)
     engine.reset(game_seeds=np.repeat(keys, seats))  # as play_chunk: deal-major, rotations
     hand = engine.layout["hand"]
@@ -111,10 +112,10 @@ def test_rotations_replay_the_deal(first_legal):
 
 
 def test_deal_keys_depend_only_on_seed_and_index():
-    keys = tmod.deal_keys(5, range(10))
+    keys = schedule.deal_keys(5, range(10))
     assert keys.dtype == np.uint64 and len(set(keys.tolist())) == 10
-    assert (tmod.deal_keys(5, range(4, 8)) == keys[4:8]).all()
-    assert not (tmod.deal_keys(6, range(10)) == keys).any()
+    assert (schedule.deal_keys(5, range(4, 8)) == keys[4:8]).all()
+    assert not (schedule.deal_keys(6, range(10)) == keys).any()
 
 
 # -- determinism and backends ---------------------------------------------------------------
@@ -213,6 +214,13 @@ def test_resuming_with_other_arguments_is_refused(tmp_path):
 
 
 # -- commands -------------------------------------------------------------------------------
+def command_run(argv: list[str]) -> int:
+    """A command's ``run`` on parsed ``argv``: a refusal is the ValueError it raises (which
+    ``cardrl`` prints as one line on stderr, exit code 2)."""
+    args = build_parser().parse_args(argv)
+    return importlib.import_module(args._module).run(args)
+
+
 def test_cli_tournament_end_to_end(tmp_path, capsys):
     out = tmp_path / "t"
     code = cardrl(
@@ -238,10 +246,23 @@ def test_cli_tournament_end_to_end(tmp_path, capsys):
     assert "--players 3" in text and "machine:" in text and "date:" in text
     assert (out / "points.png").read_bytes()[:4] == b"\x89PNG"
     # the same command again resumes a finished run; other arguments are refused
-    assert cardrl(["tournament", "--game", "four_aces", "--players", "3", "--agents",
-                   "random,random", "--deals", "7", "--seed", "3", "--out", str(out),
-                   "--no-progress"]) == 2  # fmt: skip
-    assert "refusing to resume" in capsys.readouterr().out
+    with pytest.raises(TournamentMismatch, match="refusing to resume.*another --out"):
+        command_run(["tournament", "--game", "four_aces", "--players", "3", "--agents",
+                     "random,random", "--deals", "7", "--seed", "3", "--out", str(out),
+                     "--no-progress"])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "game, flag, owner",
+    [("abracadabra", ["--players", "3"], "four_aces"),
+     ("four_aces", ["--variant", "three"], "abracadabra")],
+)  # fmt: skip
+def test_cli_table_flags_belong_to_their_game(tmp_path, game, flag, owner):
+    # each game's table option (registry.Game.table_option) has its own flag
+    with pytest.raises(ValueError, match=f"{flag[0]} is for --game {owner}"):
+        command_run(["tournament", "--game", game, *flag, "--agents", "random", "--deals",
+                     "1", "--out", str(tmp_path), "--no-progress"])  # fmt: skip
+    assert not any(tmp_path.iterdir())  # refused before anything was written
 
 
 def test_cli_agents_lists_every_agent(capsys):
@@ -265,7 +286,8 @@ def test_cli_help(argv, capsys):
 
 def test_save_games_records_every_game_and_replays_exactly(tmp_path):
     """--save-games: one JSON line per (deal, rotation), each replaying to its result."""
-    from records.replay import check_game, read_games
+    from records.format import read_games
+    from records.replay import check_game
 
     path = tmp_path / "games.jsonl"
     run_tournament(

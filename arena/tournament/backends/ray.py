@@ -1,8 +1,8 @@
-"""Ray backend of the tournaments: chunks of deals as Ray tasks (optional extra ``[ray]``).
+"""The Ray backend: chunks of deals as Ray tasks (optional extra ``[ray]``).
 
 A chunk is a pure function of the tournament's arguments and its index
-(:func:`arena.tournament.play_chunk`), so the Ray backend gives exactly the results of
-the local backend for the same seed; only where the chunks run changes.
+(:func:`arena.tournament.chunk.play_chunk`), so the Ray backend gives exactly the results
+of the local backend for the same seed; only where the chunks run changes.
 
 **On one machine**: ``cardrl tournament ... --backend ray`` starts a local Ray with every
 CPU (or uses the Ray already initialised in this process).
@@ -11,7 +11,7 @@ CPU (or uses the Ray already initialised in this process).
 
 1. On every node, install the project and its extra the same way, e.g.
    ``pip install -e ".[ray]"`` in the same checkout (the tasks import ``envs``, ``agents``
-   and ``training``, plus numpy, pandas and openskill).
+   and ``arena``, plus numpy and pandas).
 2. Head node: ``ray start --head --port=6379``; every other node:
    ``ray start --address=HEAD_IP:6379``.
 3. From any node (or through Ray Client, ``ray://HEAD_IP:10001``)::
@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-import pandas as pd
+from arena.tournament.chunk import ChunkOutput, play_chunk_job
 
 
 def _ray():
@@ -42,17 +42,13 @@ def _ray():
     return ray
 
 
-def _play_chunk(spec: dict, chunk: int, record: bool) -> tuple[int, pd.DataFrame, list]:
-    from arena.tournament import play_chunk_job
-
+def _play_chunk(spec: dict, chunk: int, record: bool) -> ChunkOutput:
     return play_chunk_job((spec, chunk, record))
 
 
-def run_chunks_ray(
-    spec: dict, chunks: list[int], record: bool = False
-) -> Iterator[tuple[int, pd.DataFrame, list]]:
-    """Play ``chunks`` of the tournament ``spec`` (TournamentSpec.to_json()) as Ray tasks;
-    yield (chunk, rows, game records) as each finishes."""
+def run_chunks_ray(spec: dict, chunks: list[int], record: bool = False) -> Iterator[ChunkOutput]:
+    """Play ``chunks`` of the tournament ``spec`` (``TournamentSpec.to_json()``) as Ray
+    tasks; yield (chunk, rows, game records) as each finishes."""
     ray = _ray()
     if not chunks:
         return

@@ -1,0 +1,115 @@
+"""Running a tournament: validate its arguments, resume its folder, play the missing chunks
+on a backend, store them as they finish, then compute the statistics and the report."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+from arena import stats
+from arena.tournament.backends import check_backend, run_chunks
+from arena.tournament.chunk import check_agents
+from arena.tournament.inputs import collect_inputs
+from arena.tournament.report import write_outputs
+from arena.tournament.result import TournamentResult, summary_table
+from arena.tournament.spec import CHUNK_SIZE, make_spec
+from arena.tournament.storage import GAMES_FILE, append_games, prepare_dir, write_games
+
+
+def run_tournament(
+    game: str,
+    agent_names: list[str],
+    deals: int,
+    seed: int,
+    options: dict | None = None,
+    workers: int = 1,
+    out_dir: str | os.PathLike | None = None,
+    backend: str = "local",
+    episode: str = "deal",
+    progress: bool = True,
+    agent_kwargs: dict | None = None,
+    chunk_size: int = CHUNK_SIZE,
+    command: str | None = None,
+    on_chunk: Callable[[int], None] | None = None,
+    save_games: str | os.PathLike | None = None,
+) -> TournamentResult:
+    """Play a duplicate-deal tournament (:mod:`arena.tournament.schedule`) and compute its
+    statistics.
+
+    Args:
+        game: a game of :data:`envs.registry.GAMES`.
+        agent_names: entrants, each ``name`` or ``label=name`` (see
+            :func:`arena.tournament.spec.parse_agents`).
+        deals: number of dealt keys; each is played P times (P seat rotations).
+        seed: the tournament seed; deal keys and agent seeds derive from it.
+        options: the game config's fields (``variant``, ``num_players``, …), not episode.
+        workers: processes for the local backend (results do not depend on it).
+        out_dir: where to store/resume games.csv and write summary files
+            (:mod:`arena.tournament.storage`; a resume whose arguments or input files
+            differ is refused); None keeps everything in memory.
+        backend: ``"local"`` or ``"ray"`` (:mod:`arena.tournament.backends`).
+        episode: ``"deal"`` (one deal / round per game) or ``"match"``.
+        progress: show a tqdm bar of deals.
+        agent_kwargs: label or registry name -> extra kwargs for ``agents.make``.
+        chunk_size: deals per chunk (part of the arguments: results depend on it).
+        command: the command line to print at the top of summary.md.
+        on_chunk: called with the chunk index after each chunk is stored (tests use it
+            to interrupt a run).
+        save_games: append every game played by this call to this JSON-lines file
+            (:mod:`records.format`; ``cardrl replay FILE`` tells or checks them).
+    """
+    from tqdm import tqdm
+
+    spec = make_spec(game, agent_names, deals, seed, options, episode, agent_kwargs, chunk_size)
+    check_backend(backend)
+    # what the results depend on besides the arguments: the files the entrants load
+    inputs = collect_inputs(spec.labels, check_agents(spec))
+    start = time.perf_counter()
+    out = Path(out_dir) if out_dir is not None else None
+    done = prepare_dir(spec, out, inputs) if out is not None else {}
+    missing = [c for c in range(spec.num_chunks) if c not in done]
+    bar = tqdm(
+        total=spec.deals,
+        initial=sum(len(spec.chunk_deals(c)) for c in done),
+        unit="deal",
+        desc=f"{game} tournament",
+        disable=not progress,
+    )
+    played = sum(len(spec.chunk_deals(c)) for c in missing)
+    try:
+        for chunk, frame, records in run_chunks(
+            spec, missing, workers, backend, save_games is not None
+        ):
+            done[chunk] = frame
+            if save_games is not None:
+                from records.format import write_games as write_records
+
+                write_records(save_games, records, append=True)
+            if out is not None:
+                append_games(out / GAMES_FILE, frame)
+            bar.update(len(spec.chunk_deals(chunk)))
+            if on_chunk is not None:
+                on_chunk(chunk)
+    finally:
+        bar.close()
+    play_s = time.perf_counter() - start
+    table = pd.concat([done[c] for c in sorted(done)], ignore_index=True)
+    result = TournamentResult(
+        spec=spec,
+        games=table,
+        summary=summary_table(table, list(spec.labels)),
+        head_to_head=stats.head_to_head(table, list(spec.labels)),
+        elapsed_s=time.perf_counter() - start,
+        play_s=play_s,
+        played_deals=played,
+        out_dir=out,
+        inputs=inputs,
+    )
+    if out is not None:
+        write_games(out / GAMES_FILE, [table])
+        result.files = write_outputs(result, out, command)
+    return result
