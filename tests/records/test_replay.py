@@ -11,14 +11,12 @@ import pytest
 
 from agents.base import sample_legal
 from cli.main import main as cardrl
+from cli.replay import replay_command
 from envs.registry import make_engine
-from records.replay import (
-    GameRecorder,
-    check_game,
-    describe_game,
-    read_games,
-    write_games,
-)
+from records.describe import describe_game
+from records.format import read_games, write_games
+from records.recorder import GameRecorder
+from records.replay import check_game
 
 CASES = [
     ("abracadabra", {"variant": "four"}),
@@ -136,8 +134,8 @@ def test_replay_command_tells_one_game(tmp_path, capsys):
     assert cardrl(["replay", str(path), "--game", "1"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("=== game 1 (line 2) ===") and "=== game 0" not in out
-    assert cardrl(["replay", str(path), "--game", "9"]) == 1
-    assert "no game 9" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="--game 9: .* holds 4 readable game"):
+        replay_command(path, game=9)
 
 
 def test_truncated_and_corrupt_lines_name_the_line_and_keep_the_good_games(tmp_path, capsys):
@@ -153,7 +151,7 @@ def test_truncated_and_corrupt_lines_name_the_line_and_keep_the_good_games(tmp_p
     assert [e.line for e in errors] == [2, 4]
     assert "line 2: not valid JSON" in str(errors[0])
     assert "line 4: not valid JSON" in str(errors[1]) and "truncated" in str(errors[1])
-    assert cardrl(["replay", str(path), "--check"]) == 1
+    assert cardrl(["replay", str(path), "--check"]) == 2
     captured = capsys.readouterr()
     assert "game 0 (line 1): ok" in captured.out and "game 1 (line 3): ok" in captured.out
     assert "line 4: not valid JSON" in captured.err and "2 good game(s) read" in captured.err
@@ -164,10 +162,10 @@ def test_a_line_that_is_not_a_game(tmp_path):
     path.write_text(json.dumps({"game": "chess"}) + "\n[1, 2]\n")
     games, errors = read_games(path)
     assert games == []
-    assert "line 1: not a saved game: missing" in str(errors[0])
-    assert "line 2: expected a JSON object" in str(errors[1])
+    assert "line 1: field format: found nothing (the field is missing)" in str(errors[0])
+    assert "line 2: found a JSON list, expected a JSON object" in str(errors[1])
 
 
-def test_missing_file(capsys):
-    assert cardrl(["replay", "/nonexistent/games.jsonl"]) == 1
-    assert "no such file" in capsys.readouterr().err
+def test_missing_file():
+    with pytest.raises(ValueError, match="/nonexistent/games.jsonl: no such file"):
+        replay_command("/nonexistent/games.jsonl")
