@@ -9,11 +9,13 @@ import json
 
 import pytest
 
-from bench import engines as bench
+from bench import openspiel
+from bench.loops import VARIANTS
+from bench.report import Record, render_markdown
 from cli import main as cli
 
 RECORD_KEYS = {"engine", "game", "variant", "batch", "steps_per_s", "games_per_s", "obs"}
-ENGINES = {"batch", "aec", "vecenv", *bench.OPENSPIEL_MODES}
+ENGINES = {"batch", "aec", "vecenv", *openspiel.OPENSPIEL_MODES}
 
 
 def test_bench_writes_table_json_and_plot(tmp_path):
@@ -25,7 +27,7 @@ def test_bench_writes_table_json_and_plot(tmp_path):
     records = json.loads(json_path.read_text())
     assert all(set(r) == RECORD_KEYS and r["engine"] in ENGINES for r in records)
     ours = {(r["engine"], r["game"], r["variant"], r["batch"], r["obs"]) for r in records}
-    for game, variant in bench.VARIANTS:
+    for game, variant in VARIANTS:
         for obs in ("float32", "int8"):  # both observation dtypes by default
             assert {("batch", game, variant, 1, obs), ("batch", game, variant, 8, obs)} <= ours
         assert ("aec", game, variant, 1, "float32") in ours
@@ -37,8 +39,8 @@ def test_bench_writes_table_json_and_plot(tmp_path):
     assert "Command: `cardrl bench --game all --batch 1,8" in text
     assert "## Memory" in text and "state bytes/game" in text
     assert (tmp_path / "bench.png").stat().st_size > 0
-    if bench.importlib.util.find_spec("pyspiel") is not None:
-        assert {r["engine"] for r in records} >= set(bench.OPENSPIEL_MODES)
+    if openspiel.available():
+        assert {r["engine"] for r in records} >= set(openspiel.OPENSPIEL_MODES)
         assert "× OS bare" in text
 
 
@@ -70,7 +72,7 @@ def test_bench_help_and_bad_batch(capsys):
 
 
 def test_report_targets_per_observation_dtype():
-    R = bench.Record
+    R = Record
     records = [
         R("batch", "four_aces", "3p", 1024, 900.0, 30.0, "float32", [900.0]),
         R("batch", "four_aces", "3p", 1024, 1200.0, 40.0, "int8", [1200.0]),
@@ -81,7 +83,7 @@ def test_report_targets_per_observation_dtype():
     ]
     info = {"platform": "p", "cpu": "c", "cores": 2, "usable_cores": 2, "date": "d",
             "python": "3", "numpy": "2", "pettingzoo": "1", "open_spiel": "2"}
-    text = bench.render_markdown(records, [], info, "cardrl bench", [], None)
+    text = render_markdown(records, [], info, "cardrl bench", [], None)
     assert "`3p` batch engine, float32 observations, best at batch ≥ 1024: 3.0×" in text
     assert "target ≥ 3×: met" in text
     assert "`3p` batch engine, int8 observations, best at batch ≥ 1024: 4.0×" in text

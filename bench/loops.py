@@ -1,0 +1,182 @@
+"""What ``cardrl bench`` plays and how it is timed: the benchmarked games, the timed loops
+of our batch engines, AEC environments and ``VecEnv`` view, and the interleaved timer.
+
+A loop (:data:`Loop`) plays uniformly random legal actions for a given number of seconds
+and returns ``(agent-steps, complete deals, elapsed seconds)``. Agent-steps are player
+decisions (a batch step of B live games is B agent-steps); deals are complete deals
+(Abracadabra) or rounds (Four Aces). The batched loops draw actions with
+:func:`envs.core.sample_uniform_legal` (exactly uniform, one random integer per game); the
+single-game AEC loop uses Python's ``random.Random`` over the legal ids, as the OpenSpiel
+loops of :mod:`bench.openspiel` do.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import time
+from collections.abc import Callable, Iterable
+
+import numpy as np
+
+from envs import registry
+from envs.core import sample_uniform_legal
+
+#: (game, variant label) -> engine/environment options; the rows the benchmark runs
+VARIANTS: dict[tuple[str, str], dict] = {
+    ("abracadabra", "four"): {"variant": "four"},
+    ("abracadabra", "two_dummy"): {"variant": "two_dummy"},
+    ("four_aces", "3p"): {"num_players": 3},
+    ("four_aces", "5p"): {"num_players": 5},
+}
+#: observation dtypes of the batch rows (``--obs``)
+OBS_DTYPES = ("float32", "int8")
+#: ``--clock`` choices: what a "second" is
+CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
+
+#: plays for ``seconds`` and returns (agent-steps, complete deals, elapsed seconds)
+Loop = Callable[[float], tuple[int, int, float]]
+
+
+def variants(games: Iterable[str]) -> list[tuple[str, str]]:
+    """The ``(game, variant label)`` rows of :data:`VARIANTS` for ``games``, in order."""
+    games = [registry.get(game).name for game in games]
+    return [key for key in VARIANTS if key[0] in games]
+
+
+# -- what we measure -------------------------------------------------------------------------
+def make_batch_engine(game: str, variant: str, batch_size: int):
+    """The batch engine of ``(game, variant)`` holding ``batch_size`` games."""
+    return registry.make_engine(game, batch_size, **VARIANTS[(game, variant)])
+
+
+def make_aec_env(game: str, variant: str):
+    """The PettingZoo AEC environment a user gets: ``<game>_v0.env(**options)``."""
+    return registry.make_env(game, **VARIANTS[(game, variant)])
+
+
+def vec_env_available() -> bool:
+    """Whether the ``VecEnv`` view can be built: it needs stable-baselines3 (the
+    ``[train]`` extra)."""
+    return importlib.util.find_spec("stable_baselines3") is not None
+
+
+def make_vec_env(game: str, variant: str, batch_size: int):
+    """The stable-baselines3 ``VecEnv`` view (:mod:`training.vec_env`) of ``batch_size``
+    games against random opponents, or None without the ``[train]`` extra."""
+    if not vec_env_available():
+        return None
+    from training.vec_env import make_vec_env as factory
+
+    return factory(game, batch_size, options=VARIANTS[(game, variant)], opponents=("random",))
+
+
+# -- the timed loops ---------------------------------------------------------------------------
+def batch_loop(engine, seed: int = 0, clock: Callable[[], float] = time.perf_counter,
+               obs: str = "float32") -> Loop:
+    """Random play on a batch engine with observations (of dtype ``obs``, written into one
+    preallocated buffer) and masks at every step; finished games are reset in place."""
+    rng = np.random.default_rng(seed)
+    engine.reset(seed=seed)
+    observations = np.zeros((engine.batch_size, engine.observation_size), np.dtype(obs))
+
+    def run(seconds: float) -> tuple[int, int, float]:
+        # The games carry on from the previous run: with every game of a big batch
+        # starting together, a fresh reset per run would time a transient.
+        steps = deals = 0
+        start = clock()
+        while True:
+            live = engine.batch_size - int(engine.game_over.sum())
+            engine.observe(out=observations)
+            mask = engine.legal_action_mask()
+            engine.step(sample_uniform_legal(rng, mask))
+            steps += live
+            deal_over = getattr(engine, "deal_over", engine.game_over)
+            deals += int(deal_over.sum())
+            if engine.game_over.any():
+                engine.reset(games=engine.game_over)
+            elapsed = clock() - start
+            if elapsed >= seconds:
+                return steps, deals, elapsed
+
+    return run
+
+
+def aec_loop(env, seed: int = 0, clock: Callable[[], float] = time.perf_counter) -> Loop:
+    """A user's PettingZoo loop: agent_iter / last / step, mask from the observation."""
+    choose = random.Random(seed).choice
+
+    def run(seconds: float) -> tuple[int, int, float]:
+        env.reset(seed=seed)
+        steps = deals = 0
+        start = clock()
+        while True:
+            for _agent in env.agent_iter():
+                observation, _, termination, truncation, _ = env.last()
+                if termination or truncation:
+                    action = None
+                else:
+                    action = choose(np.flatnonzero(observation["action_mask"]))
+                    steps += 1
+                env.step(action)
+            deals += 1
+            elapsed = clock() - start
+            if elapsed >= seconds:
+                return steps, deals, elapsed
+            env.reset()
+
+    return run
+
+
+def vec_env_loop(venv, seed: int = 0, clock: Callable[[], float] = time.perf_counter
+                 ) -> Loop:
+    """The SB3 VecEnv: masks from ``action_masks()``, one step for all its games. Counts
+    the learner's steps only (the opponents move inside ``step``)."""
+    rng = np.random.default_rng(seed)
+    venv.seed(seed)
+    venv.reset()
+
+    def run(seconds: float) -> tuple[int, int, float]:
+        steps = deals = 0
+        start = clock()
+        while True:
+            masks = np.asarray(venv.action_masks())
+            _, _, dones, _ = venv.step(sample_uniform_legal(rng, masks.astype(bool)))
+            steps += venv.num_envs
+            deals += int(np.sum(dones))
+            elapsed = clock() - start
+            if elapsed >= seconds:
+                return steps, deals, elapsed
+
+    return run
+
+
+# -- the timer -----------------------------------------------------------------------------------
+def measure(
+    loops: list[Loop], seconds: float, repeats: int, labels: list[str]
+) -> list[tuple[list[float], float]]:
+    """Per loop: steps/s of ``repeats`` timed runs after a warm-up, and deals per step.
+
+    The runs are interleaved (pass 1 over all loops, then pass 2, …) so that a change in
+    the machine's load during the benchmark affects every row, ours and OpenSpiel's, alike.
+    Deals per step is over all runs, warm-up included: in a big batch deals end in bursts,
+    so a short window's count of them is noisy, while deals/step is not. ``labels`` name
+    the loops in the progress lines printed after each run.
+    """
+    rates: list[list[float]] = [[] for _ in loops]
+    totals = [[0, 0] for _ in loops]
+    for r in range(repeats):
+        for i, loop in enumerate(loops):
+            runs = [max(seconds / 2, 0.01), seconds] if r == 0 else [seconds]
+            for length in runs:
+                steps, deals, elapsed = loop(length)
+                totals[i][0] += steps
+                totals[i][1] += deals
+            rates[i].append(steps / elapsed)
+            print(
+                f"pass {r + 1}/{repeats} [{i + 1:2d}/{len(loops)}] {labels[i]}: "
+                f"{steps / elapsed:12,.0f} steps/s, {deals / elapsed:10,.1f} deals/s",
+                flush=True,
+            )
+    return [(rate, deals / max(steps, 1)) for rate, (steps, deals) in zip(rates, totals,
+                                                                           strict=True)]

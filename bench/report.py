@@ -1,0 +1,230 @@
+"""The report of ``cardrl bench``: its records, the Markdown table with ratios to
+OpenSpiel, the targets, the memory table, the plot and the JSON figures."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from bench.memory import MEMORY_STEPS
+from bench.openspiel import OPENSPIEL_GAME, OPENSPIEL_MODES
+
+#: targets: batch engine at batch >= TARGET_BATCH vs OpenSpiel bare steps/s
+TARGETS = {"abracadabra": 5.0, "four_aces": 3.0}
+TARGET_BATCH = 1024
+
+
+@dataclass
+class Record:
+    """One row of the benchmark (the ``--json`` record, plus the spread of the repeats)."""
+
+    engine: str
+    game: str
+    variant: str
+    batch: int
+    steps_per_s: float
+    games_per_s: float
+    #: the observation produced: "float32" or "int8" for ours, "none" (OpenSpiel bare),
+    #: "list" (information_state_tensor) or "float32" (OpenSpiel's observer)
+    obs: str = "float32"
+    runs_steps_per_s: list[float] = field(default_factory=list)
+
+    def public(self) -> dict:
+        """The record as written to the JSON file (without the per-run rates)."""
+        d = asdict(self)
+        del d["runs_steps_per_s"]
+        return d
+
+
+def _fmt(x: float) -> str:
+    return f"{x:,.0f}" if x >= 100 else f"{x:,.1f}"
+
+
+def _spread(r: Record) -> str:
+    """(max - min) / median of the timed runs' steps/s."""
+    runs = r.runs_steps_per_s
+    return f"±{50 * (max(runs) - min(runs)) / r.steps_per_s:.0f}%" if len(runs) > 1 else "—"
+
+
+def _ratio(ours: float, theirs: float | None) -> str:
+    return f"{ours / theirs:.2f}×" if theirs else "—"
+
+
+def render_markdown(
+    records: list[Record],
+    memory: list[dict],
+    info: dict,
+    command: str,
+    notes: list[str],
+    plot_name: str | None,
+) -> str:
+    """The Markdown report: method, command, clock and machine (``info``: the keys of
+    :func:`records.provenance.machine_info` plus ``date``, ``clock`` and optionally
+    ``loadavg_before`` / ``loadavg_after``), ``notes``, the table of ``records`` with
+    ratios to the OpenSpiel rows, the targets, the ``memory`` table and the plot link."""
+    os_rate = {r.engine: r.steps_per_s for r in records if r.engine in OPENSPIEL_MODES}
+    bare, obs, observer = (os_rate.get(m) for m in OPENSPIEL_MODES)
+    lines = [
+        "# Throughput benchmark",
+        "",
+        "Uniformly random legal play; every step of ours produces the observation of the "
+        "player(s) to act and the legal-action mask. Agent-steps/s count player decisions; "
+        "deals/s count complete deals (Abracadabra) or rounds (Four Aces), as the median "
+        "steps/s times the deals per step over all the row's runs. Median of the "
+        "timed runs after a warm-up, one process (spread: half the range of the runs "
+        "over the median). The batch rows write each step's observations into one "
+        "preallocated buffer (`observe(out=...)`), exactly as the OpenSpiel observer "
+        "row does with `set_from`: float32 (`obs` float32), or the int8 observation "
+        "(`obs` int8: the same entries as integers, `int8 * engine.observation_scale` is "
+        "the float32 observation; a quarter of the bytes); actions are drawn by "
+        "`envs.core.sample_uniform_legal` (exactly uniform over the mask). The AEC rows "
+        "return a fresh observation dict per `last()`, as PettingZoo expects. Ratios are "
+        "our steps/s over OpenSpiel "
+        f"`{OPENSPIEL_GAME}` measured in the same run: *bare* (apply_action only), *obs* "
+        "(`information_state_tensor()` at every decision — oh_hell implements no "
+        "`observation_tensor()`), *observer* (preallocated `make_observation(...).set_from`).",
+        "",
+        f"Command: `{command}`",
+        "",
+        "Clock: " + ("this process's CPU time (`--clock cpu`)." if info.get("clock") == "cpu"
+                     else "wall time (elapsed)."),
+        f"Machine: {info['platform']}; CPU {info['cpu']}; {info['cores']} cores "
+        f"({info['usable_cores']} usable). Date: {info['date']}. Python {info['python']}, "
+        f"numpy {info['numpy']}, pettingzoo {info['pettingzoo']}, "
+        f"open_spiel {info['open_spiel']}.",
+    ]
+    if "loadavg_before" in info:
+        before = ", ".join(f"{x:.2f}" for x in info["loadavg_before"])
+        after = ", ".join(f"{x:.2f}" for x in info["loadavg_after"])
+        lines.append(f"Load average (1, 5, 15 min) before the run: {before}; after: {after}.")
+    lines += [""] + [f"Note: {n}" for n in notes] + ([""] if notes else [])
+    lines += [
+        "| engine | game | variant | batch | obs | agent-steps/s | deals/s "
+        "| spread | × OS bare | × OS obs | × OS observer |",
+        "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in records:
+        lines.append(
+            f"| {r.engine} | {r.game} | {r.variant} | {r.batch} | {r.obs} "
+            f"| {_fmt(r.steps_per_s)} "
+            f"| {_fmt(r.games_per_s)} | {_spread(r)} | {_ratio(r.steps_per_s, bare)} "
+            f"| {_ratio(r.steps_per_s, obs)} | {_ratio(r.steps_per_s, observer)} |"
+        )
+    lines += ["", "## Targets", ""]
+    if bare:
+        for game in dict.fromkeys(r.game for r in records if r.game in TARGETS):
+            target = TARGETS[game]
+            rows = [
+                r for r in records
+                if r.engine == "batch" and r.game == game and r.batch >= TARGET_BATCH
+            ]
+            if not rows:
+                lines.append(f"- {game}: no batch size ≥ {TARGET_BATCH} was measured.")
+            for variant, dtype in dict.fromkeys((r.variant, r.obs) for r in rows):
+                best = max((r for r in rows if (r.variant, r.obs) == (variant, dtype)),
+                           key=lambda r: r.steps_per_s)
+                ratio = best.steps_per_s / bare
+                verdict = "met" if ratio >= target else "NOT met"
+                lines.append(
+                    f"- {game} `{variant}` batch engine, {dtype} observations, best at batch "
+                    f"≥ {TARGET_BATCH}: {ratio:.1f}× OpenSpiel bare (batch {best.batch}); "
+                    f"target ≥ {target:g}×: {verdict}."
+                )
+        for r in records:
+            if r.engine == "aec" and obs:
+                verdict = "met" if r.steps_per_s >= obs else "NOT met"
+                lines.append(
+                    f"- {r.game} `{r.variant}` AEC: {r.steps_per_s / obs:.2f}× OpenSpiel obs "
+                    f"(target ≥ 1×: {verdict}), {_ratio(r.steps_per_s, observer)} its "
+                    "preallocated observer."
+                )
+    else:
+        lines.append("- OpenSpiel was not measured in this run, so no ratios.")
+    if memory:
+        lines += [
+            "",
+            f"## Memory (batch of {memory[0]['batch']} games, {MEMORY_STEPS} steps of play "
+            "with observations and masks)",
+            "",
+            "State bytes per game: the engine's numpy state arrays / batch size. Peak RSS "
+            "growth: peak resident set (`VmHWM`) after play minus before the engine was "
+            "built (fresh subprocess; includes temporaries). Peak traced: `tracemalloc` peak over "
+            "construction, reset and play.",
+            "",
+            "| game | variant | state bytes/game | peak RSS growth | peak traced |",
+            "|---|---|---:|---:|---:|",
+        ]
+        for m in memory:
+            lines.append(
+                f"| {m['game']} | {m['variant']} | {m['state_bytes_per_game']:,.0f} "
+                f"| {m['peak_rss_delta_bytes'] / 2**20:,.1f} MiB "
+                f"| {m['peak_traced_bytes'] / 2**20:,.1f} MiB |"
+            )
+    if plot_name:
+        lines += ["", f"![agent-steps/s against batch size]({plot_name})"]
+    return "\n".join(lines) + "\n"
+
+
+def plot(records: list[Record], path: Path) -> None:
+    """Agent-steps/s against batch size, log-log, OpenSpiel's rows as horizontal lines."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    styles = {"batch": ("o", "-"), "vecenv": ("s", "--"), "aec": ("*", "")}
+    for engine, (marker, line) in styles.items():
+        keys = dict.fromkeys((r.game, r.variant, r.obs) for r in records if r.engine == engine)
+        for game, variant, obs in keys:
+            rows = sorted(
+                (r for r in records
+                 if (r.engine, r.game, r.variant, r.obs) == (engine, game, variant, obs)),
+                key=lambda r: r.batch,
+            )
+            int8 = obs == "int8"
+            ax.plot(
+                [r.batch for r in rows],
+                [r.steps_per_s for r in rows],
+                marker=marker,
+                linestyle=":" if int8 and line else line or "none",
+                markersize=12 if engine == "aec" else 6,
+                label=f"{engine}: {game} {variant}" + (" (int8 obs)" if int8 else ""),
+            )
+    colours = {"openspiel_bare": "black", "openspiel_obs": "grey", "openspiel_observer": "brown"}
+    for r in records:
+        if r.engine in OPENSPIEL_MODES:
+            ax.axhline(r.steps_per_s, color=colours[r.engine], linestyle=":", label=r.engine)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("batch size (games per engine)")
+    ax.set_ylabel("agent-steps per second")
+    ax.set_title("Random play with observations and masks (OpenSpiel oh_hell as lines)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def write_report(
+    records: list[Record],
+    memory: list[dict],
+    info: dict,
+    command: str,
+    notes: list[str],
+    out: Path,
+    json_path: Path | None = None,
+) -> None:
+    """Write the Markdown report to ``out``, the plot beside it (``out`` with suffix
+    ``.png``) and, with ``json_path``, the records as a JSON list."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    png = out.with_suffix(".png")
+    plot(records, png)
+    out.write_text(render_markdown(records, memory, info, command, notes, png.name))
+    print(f"wrote {out} and {png}")
+    if json_path:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps([r.public() for r in records], indent=1) + "\n")
+        print(f"wrote {json_path}")
