@@ -3,30 +3,17 @@
 >>> agent = agents.make("policy", "abracadabra")                      # doctest: +SKIP
 >>> agent = agents.make("policy", "four_aces", path="runs/x/policy.pt")  # doctest: +SKIP
 
-**Checkpoint format** (``.pt``, a ``torch.save`` of one self-describing dict)::
+A policy is a checkpoint file (:mod:`agents.policy.checkpoint`: plain tensors and
+metadata, read without running code; an SB3 ``.zip`` or a version-1 file only with
+``trust_pickle=True``). Without a path the agent loads the committed defaults
+``agents/checkpoints/<game>_<variant>.pt``; ``variant=`` loads only that one.
 
-    format            "cardrl-policy"
-    version           1
-    game              "abracadabra" | "four_aces"
-    options           the game's config fields the policy was trained with
-    observation_size  D, the observation length it expects
-    num_actions       A, the action-space size
-    model             {"hidden": [...], "activation": "tanh" | "relu",
-                       "features": "none" | "four_aces" | ...,
-                       "delegate": None | agent name,
-                       "symmetry": "none" | "suits"}  (agents/policy/net.py; absent
-                       "features" and "symmetry" mean "none", absent "delegate" None)
-    state_dict        the PolicyNet weights
-    trained_steps     learner decisions it was trained on
-    algo              "batch_ppo" | "sb3"
-
-An SB3 ``MaskablePPO`` ``.zip`` (saved with ``net_arch=dict(pi=h, vf=h)``) is accepted too
-and converted on load (needs sb3-contrib).
-
-Without a path the agent loads the committed default ``agents/checkpoints/<game>_*.pt``
-and plays each observation with the one trained for the variant it reads from the
-observation (variant, or player count in Four Aces); ``variant=`` loads only
-``<game>_<variant>.pt`` explicitly. torch is imported only when a PolicyAgent is built.
+A policy plays only the configurations it was trained for: every observation row is
+routed by the variant it shows (its first, one-hot segment: Abracadabra's ``variant``,
+Four Aces' ``num_players``) to the network trained for that variant, and a row of a
+variant no loaded checkpoint was trained for is a ``ValueError`` naming the variant, the
+checkpoints there are and how to train one. torch is imported only when a PolicyAgent is
+built.
 """
 
 from __future__ import annotations
@@ -37,82 +24,34 @@ import numpy as np
 
 from agents.base import Agent
 from agents.four_aces.symmetry import to_game_order
+from agents.policy.checkpoint import (  # the format's API, also imported from here
+    FORMAT,
+    VERSION,
+    build_net,
+    check_checkpoint,
+    load_checkpoint,
+    make_checkpoint,
+    save_checkpoint,
+)
 from agents.policy.delegate import delegated, make_delegate
+from envs.abracadabra.config import VARIANTS
 
-FORMAT = "cardrl-policy"
-VERSION = 1
+__all__ = ["FORMAT", "VERSION", "PolicyAgent", "build_net", "check_checkpoint",
+           "default_checkpoints", "load_checkpoint", "make_checkpoint", "observed_variants",
+           "save_checkpoint", "variant_key"]
+
 CHECKPOINT_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
+#: the repository's training configs, named ``<game>_<variant key>.yaml`` (for the hints)
+CONFIG_DIR = CHECKPOINT_DIR.parent.parent / "configs"
 
 #: the config that trains each committed default (for the error message)
 TRAIN_HINT = {
     "abracadabra": "configs/abracadabra_four.yaml",
     "four_aces": "configs/four_aces_4p.yaml",
 }
-
-
-def make_checkpoint(net, game: str, options: dict, trained_steps: int = 0,
-                    algo: str = "batch_ppo") -> dict:
-    """The self-describing checkpoint dict of a ``PolicyNet`` (weights copied to CPU)."""
-    config = net.config
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "game": game,
-        "options": dict(options),
-        "observation_size": config["observation_size"],
-        "num_actions": config["num_actions"],
-        "model": {"hidden": list(config["hidden"]), "activation": config["activation"],
-                  "features": config.get("features", "none"),
-                  "delegate": config.get("delegate"),
-                  "symmetry": config.get("symmetry", "none")},
-        "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
-        "trained_steps": int(trained_steps),
-        "algo": algo,
-    }
-
-
-def save_checkpoint(checkpoint: dict, path: str | Path) -> Path:
-    import torch
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    torch.save(checkpoint, tmp)
-    tmp.replace(path)
-    return path
-
-
-def load_checkpoint(path: str | Path) -> dict:
-    """A checkpoint dict from a ``.pt`` file, or converted from an SB3 ``.zip``."""
-    import torch
-
-    path = Path(path)
-    if not path.exists():
-        raise ValueError(f"policy checkpoint {str(path)!r} does not exist")
-    if path.suffix == ".zip":
-        return _load_sb3(path)
-    checkpoint = torch.load(path, map_location="cpu", weights_only=False)
-    if not isinstance(checkpoint, dict) or checkpoint.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a {FORMAT} checkpoint")
-    if checkpoint["version"] > VERSION:
-        raise ValueError(f"{path} has checkpoint version {checkpoint['version']}; this code "
-                         f"reads up to {VERSION}")
-    return checkpoint
-
-
-def _load_sb3(path: Path) -> dict:
-    from sb3_contrib import MaskablePPO
-
-    from agents.policy.net import PolicyNet, from_sb3_state_dict
-
-    model = MaskablePPO.load(path, device="cpu")
-    arch = model.policy.net_arch
-    hidden = arch["pi"] if isinstance(arch, dict) else arch
-    activation = "relu" if model.policy.activation_fn.__name__ == "ReLU" else "tanh"
-    net = PolicyNet(model.observation_space.shape[0], model.action_space.n, hidden, activation)
-    net.load_state_dict(from_sb3_state_dict(model.policy.state_dict()))
-    game = getattr(model, "cardrl_game", None) or "unknown"
-    return make_checkpoint(net, game, {}, model.num_timesteps, algo="sb3")
+#: game -> the variant keys, in the order of the observation's first (one-hot) segment:
+#: Abracadabra's variants (RULES.md section A), Four Aces' player counts 3 to 5 (G1)
+VARIANT_KEYS = {"abracadabra": tuple(VARIANTS), "four_aces": ("3p", "4p", "5p")}
 
 
 def default_checkpoints(game: str, variant: str | None = None) -> list[Path]:
@@ -124,16 +63,6 @@ def default_checkpoints(game: str, variant: str | None = None) -> list[Path]:
                   if p.stem == game or p.stem.startswith(game + "_"))
 
 
-def build_net(checkpoint: dict):
-    """The ``PolicyNet`` of a checkpoint, weights loaded, in eval mode."""
-    from agents.policy.net import PolicyNet
-
-    net = PolicyNet(checkpoint["observation_size"], checkpoint["num_actions"],
-                    **checkpoint["model"])
-    net.load_state_dict(checkpoint["state_dict"])
-    return net.eval()
-
-
 def variant_key(game: str, options: dict) -> str:
     """The variant a checkpoint was trained for: Abracadabra's ``variant`` or Four Aces'
     player count (the other options do not change what a seat sees or may do)."""
@@ -142,69 +71,117 @@ def variant_key(game: str, options: dict) -> str:
     return f"{int(options.get('num_players', 4))}p"
 
 
+def describe_variant(game: str, key: str) -> str:
+    """A variant key as the config option that selects it: ``variant='two'``,
+    ``num_players=3``."""
+    if game == "abracadabra":
+        return f"variant={key!r}"
+    return f"num_players={key[:-1]}"
+
+
+def train_hint(game: str, key: str | None = None) -> str:
+    """How to train and commit a policy for ``game`` (variant ``key``), for error messages."""
+    config = f"configs/{game}_{key}.yaml"
+    if key is None or not (CONFIG_DIR / f"{game}_{key}.yaml").exists():
+        config = TRAIN_HINT.get(game, "configs/<name>.yaml")
+        if key is not None:
+            config += f" with options {describe_variant(game, key)}"
+    target = f"{game}_{key}.pt" if key is not None else f"{game}_<variant>.pt"
+    return (f"train one with `cardrl train --config {config} --out runs/NAME` and copy "
+            f"runs/NAME/policy.pt to agents/checkpoints/{target}, or pass path=... to "
+            f"agents.make('policy', ...)")
+
+
+def observed_codes(game: str, observations: np.ndarray) -> np.ndarray:
+    """int [N]: the index in ``VARIANT_KEYS[game]`` of every observation row's variant, read
+    from its first (one-hot) segment; -1 where that segment has no bit set."""
+    segment = np.asarray(observations)[:, :len(VARIANT_KEYS[game])]
+    return np.where(segment.any(axis=1), segment.argmax(axis=1), -1)
+
+
 def observed_variants(game: str, observations: np.ndarray) -> np.ndarray:
     """The variant key of every observation row, read from its first (one-hot) segment:
     Abracadabra's ``variant``, Four Aces' ``num_players``."""
-    if game == "abracadabra":
-        from envs.abracadabra.config import VARIANTS
-
-        names = np.array(VARIANTS)
-        width = len(VARIANTS)
-    else:
-        names = np.array(["3p", "4p", "5p"])
-        width = 3
-    return names[np.asarray(observations)[:, :width].argmax(axis=1)]
+    names = np.array(VARIANT_KEYS[game])
+    return names[np.asarray(observations)[:, :len(names)].argmax(axis=1)]
 
 
 class PolicyAgent(Agent):
     """Acts with a trained network: argmax of the masked logits, or a sample of them.
 
     Args:
-        path: a ``.pt`` checkpoint (or SB3 ``.zip``); None loads the committed defaults
-            and plays each observation with the one trained for its variant (read from
-            the observation).
+        path: a ``.pt`` checkpoint; None loads the committed defaults. Each observation is
+            played by the network trained for its variant (read from the observation); one
+            no checkpoint was trained for is a ``ValueError``.
         checkpoint: an in-memory checkpoint dict instead of ``path``.
         sample: sample from the policy instead of taking the most likely action.
         variant: with ``path=None``, load only ``agents/checkpoints/<game>_<variant>.pt``.
+        trust_pickle: also load files that load only by unpickling them (an SB3 ``.zip``,
+            a version-1 ``.pt``), which runs any code they name: trusted files only
+            (:data:`agents.policy.checkpoint.TRUST_PICKLE_HELP`).
     """
 
     summary = "trained policy network (cardrl train); path=None loads the committed default"
 
     def __init__(self, game: str, path: str | Path | None = None, seed: int | None = None,
                  sample: bool = False, variant: str | None = None,
-                 checkpoint: dict | None = None, device: str = "cpu"):
+                 checkpoint: dict | None = None, device: str = "cpu",
+                 trust_pickle: bool = False):
         super().__init__(game, seed)
         import torch
 
         self.torch = torch
         self.sample = sample
         self.device = device
-        if checkpoint is None and path is not None:
-            checkpoint = load_checkpoint(path)
         if checkpoint is not None:
-            candidates = [checkpoint]
+            candidates, sources = [check_checkpoint(checkpoint, "the checkpoint dict")], [
+                "the checkpoint dict"]
+        elif path is not None:
+            candidates, sources = [load_checkpoint(path, trust_pickle)], [str(path)]
         else:
-            paths = default_checkpoints(game, variant)
-            if not paths:
-                which = f"{game}_{variant}.pt" if variant else f"{game}_*.pt"
-                raise ValueError(
-                    f"no trained policy for {game} in {CHECKPOINT_DIR} (looked for {which}). "
-                    f"Train one with `cardrl train --config "
-                    f"{TRAIN_HINT.get(game, 'configs/<name>.yaml')} --out runs/NAME`, then "
-                    f"copy runs/NAME/policy.pt to agents/checkpoints/<game>_<variant>.pt, "
-                    f"or pass path=... to agents.make('policy', ...)"
-                )
-            candidates = [load_checkpoint(p) for p in paths]
-        for c in candidates:
+            paths = self._default_paths(game, variant)
+            candidates, sources = [load_checkpoint(p) for p in paths], [str(p) for p in paths]
+        for c, source in zip(candidates, sources, strict=True):
             if c["game"] not in (game, "unknown"):
-                raise ValueError(f"the checkpoint was trained on {c['game']!r}, not {game!r}")
+                raise ValueError(f"policy checkpoint {source!r} was trained on {c['game']!r}, "
+                                 f"not {game!r}")
         self.checkpoints = candidates
+        #: where each checkpoint came from (a path, or "the checkpoint dict")
+        self.sources = sources
+        self.committed = checkpoint is None and path is None  # the committed defaults
+        #: variant key -> index of the net that plays it
+        self.routes: dict[str, int] = {}
+        for i, c in enumerate(candidates):
+            key = variant_key(game, c["options"])
+            if key in self.routes:
+                raise ValueError(f"policy checkpoints {sources[self.routes[key]]!r} and "
+                                 f"{sources[i]!r} were both trained for {game} "
+                                 f"{describe_variant(game, key)}; expected one per variant")
+            self.routes[key] = i
+        # VARIANT_KEYS index (observed_codes) -> net index
+        self._code_routes = {VARIANT_KEYS[game].index(k): i for k, i in self.routes.items()
+                             if k in VARIANT_KEYS[game]}
         self.nets = [build_net(c).to(device) for c in candidates]
         # the agent making the decisions a net leaves to its delegate (agents/policy/delegate.py)
         self.delegates = [make_delegate(game, c["model"].get("delegate"), seed)
                           for c in candidates]
-        #: variant key -> index of the net that plays it (routing only with several)
-        self.routes = {variant_key(game, c["options"]): i for i, c in enumerate(candidates)}
+
+    @staticmethod
+    def _default_paths(game: str, variant: str | None) -> list[Path]:
+        """The committed checkpoints to load; ValueError naming what exists and how to train
+        one when there is none (for ``variant``)."""
+        if variant is not None and variant not in VARIANT_KEYS.get(game, ()):
+            raise ValueError(f"variant={variant!r} is not a variant of {game}: expected one "
+                             f"of {list(VARIANT_KEYS.get(game, ()))}")
+        paths = default_checkpoints(game, variant)
+        if not paths:
+            have = [p.name for p in default_checkpoints(game)]
+            which = f"{game} {describe_variant(game, variant)}" if variant else game
+            raise ValueError(
+                f"no trained policy for {which} in {CHECKPOINT_DIR} (looked for "
+                f"{game}_{variant or '*'}.pt; there are {have or 'none'}): "
+                f"{train_hint(game, variant)}")
+        return paths
 
     @property
     def checkpoint(self) -> dict:
@@ -220,17 +197,46 @@ class PolicyAgent(Agent):
         return logits if action_map is None else to_game_order(logits, action_map)
 
     def _rows_by_net(self, observations: np.ndarray):
-        """(net index, row indices) for each net that plays some of the rows."""
-        if len(self.nets) == 1:
-            yield 0, np.arange(len(observations))
-            return
-        keys = observed_variants(self.game, observations)
-        for key in np.unique(keys):
-            if key not in self.routes:
+        """(net index, row indices) for each net that plays some of the rows: the one
+        trained for the row's variant. ValueError for a row of a variant none was trained
+        for, or of another observation size."""
+        codes = observed_codes(self.game, observations)
+        keys = VARIANT_KEYS[self.game]
+        # nets in the order of their variant keys' names (the order they draw from self.rng)
+        for code in sorted(np.unique(codes), key=lambda c: (c >= 0, keys[c] if c >= 0 else "")):
+            if code not in self._code_routes:
+                rows = int((codes == code).sum())
+                if code < 0:
+                    raise ValueError(f"{rows} observation row(s) show no {self.game} variant "
+                                     f"(their first, one-hot segment is all zero); expected "
+                                     f"observations of {self.game}")
+                raise ValueError(self._unplayable(keys[code], f"{rows} observation row(s)"))
+            index = self._code_routes[code]
+            expected = self.checkpoints[index]["observation_size"]
+            if observations.shape[1] != expected:
                 raise ValueError(
-                    f"no committed policy for {self.game} variant {str(key)!r} (have "
-                    f"{sorted(self.routes)}): train one, or pass path=...")
-            yield self.routes[key], np.flatnonzero(keys == key)
+                    f"observations of shape {list(observations.shape)} for the policy "
+                    f"{self.sources[index]!r}; expected [N, {expected}] ({self.game})")
+            yield index, np.flatnonzero(codes == code)
+
+    def check_options(self, options: dict) -> None:
+        """ValueError naming the configuration, the checkpoints there are and how to train
+        one if no network of this policy was trained for the table of ``options`` (the
+        game's config fields, e.g. ``{"num_players": 3}``): lets a caller refuse before any
+        game is played."""
+        key = variant_key(self.game, options)
+        if key not in self.routes:
+            raise ValueError(self._unplayable(key, "the table"))
+
+    def _unplayable(self, key: str, what: str) -> str:
+        """The message for ``what`` of variant ``key`` that no network plays."""
+        have = ", ".join(f"{describe_variant(self.game, k)} ({self.sources[i]})"
+                         for k, i in self.routes.items())
+        hint = (train_hint(self.game, key) if self.committed else
+                f"use a checkpoint trained for it ({train_hint(self.game, key)})")
+        return (f"the policy has no network for {self.game} variant {key!r} "
+                f"({describe_variant(self.game, key)}; {what}): it was trained only for "
+                f"{have}; {hint}")
 
     def _net_act(self, index: int, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Actions of net ``index``: the argmax of its masked logits, or a sample."""

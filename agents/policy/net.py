@@ -53,6 +53,21 @@ def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias: float = 0.0) -> 
     return layer
 
 
+def state_shapes(input_size: int, num_actions: int, hidden: list[int]) -> dict[str, tuple]:
+    """The ``state_dict`` layout of a :class:`PolicyNet`: key -> tensor shape (the actor
+    and the critic each a :func:`mlp` of ``hidden`` sizes, then a linear head)."""
+    shapes: dict[str, tuple] = {}
+    for part, head_size in (("actor", num_actions), ("critic", 1)):
+        size = input_size
+        for i, h in enumerate(hidden):  # Linear at even indices, the activation between
+            shapes[f"{part}.{2 * i}.weight"] = (h, size)
+            shapes[f"{part}.{2 * i}.bias"] = (h,)
+            size = h
+        shapes[f"{part}_head.weight"] = (head_size, size)
+        shapes[f"{part}_head.bias"] = (head_size,)
+    return shapes
+
+
 def mlp(in_size: int, hidden: list[int], activation: str) -> nn.Sequential:
     layers: list[nn.Module] = []
     for size in hidden:

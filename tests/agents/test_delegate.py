@@ -12,9 +12,9 @@ from agents.policy.delegate import NETWORK_ACTIONS, check_delegate, delegated, n
 from agents.policy.net import PolicyNet
 from envs.abracadabra import BID_OFFSET, CALL, NO_CALL, PLAY_OFFSET, STOP
 from envs.registry import make_engine
+from training.config import config_from_dict
 from training.ppo_batch import collect
 from training.seat_env import make_pool
-from training.train import config_from_dict
 
 
 def _bidder_checkpoint(seed: int = 0) -> dict:

@@ -22,7 +22,8 @@ from envs.four_aces.engine import LAYOUT
 from envs.four_aces.scoring import score_cards
 from envs.registry import make_engine
 from tests.helpers.policy_checks import assert_same_legal_actions
-from training.train import config_from_dict, load_config, train
+from training.config import config_from_dict, load_config
+from training.train import train
 
 
 def played_observations(n_steps: int = 12, batch: int = 64, seed: int = 3) -> np.ndarray:

@@ -21,7 +21,8 @@ from envs.four_aces.engine import LAYOUT
 from envs.registry import make_engine
 from tests.agents.test_features import hand_built_observation
 from tests.helpers.policy_checks import assert_same_legal_actions
-from training.train import config_from_dict, load_config, train
+from training.config import config_from_dict, load_config
+from training.train import train
 
 
 def played(batch: int = 48, seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
