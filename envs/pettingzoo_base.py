@@ -21,7 +21,8 @@ from envs.core import BatchEngine
 class BatchEngineAEC(AECEnv):
     """AEC environment over a :class:`~envs.core.BatchEngine` holding one game."""
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human", "rgb_array"],
+                                "is_parallelizable": False}
 
     def __init__(self, engine: BatchEngine, render_mode: str | None = None):
         super().__init__()
@@ -108,10 +109,17 @@ class BatchEngineAEC(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The table as the agent to act sees it: text (``"ansi"``; printed for
+        ``"human"``) or a picture, uint8 [720, 1000, 3] (``"rgb_array"``, drawn by
+        :mod:`envs.raster`)."""
         if self.render_mode is None:
             return None
         seat = self.possible_agents.index(self.agent_selection)
+        if self.render_mode == "rgb_array":
+            from envs.raster import engine_rgb  # Pillow is imported only for pictures
+
+            return engine_rgb(self.engine, 0, seat)
         text = self.render_text(seat)
         if self.render_mode == "human":
             print(text)

@@ -1,0 +1,142 @@
+"""What the web app offers: the games and their table options, the agents of each game,
+and the policy checkpoints this server can see.
+
+A ``policy:PATH`` agent is accepted only for a checkpoint in :meth:`Catalog.checkpoints`
+(the committed defaults and ``*.pt`` files under the directories the server was started
+with), never for an arbitrary path from a request.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from pathlib import Path
+
+import agents
+from envs import registry
+
+#: Abracadabra's variants and Four Aces' player counts and scoring rules (RULES.md A, G1, K3)
+TABLES = {
+    "abracadabra": {"variant": ["four", "three", "two_dummy", "two"]},
+    "four_aces": {"num_players": [3, 4, 5], "scoring": ["strict", "free"]},
+}
+#: the episode choices: one deal / round, or a whole match
+EPISODES = {"abracadabra": ["deal", "match"], "four_aces": ["round", "match"]}
+
+
+class Catalog:
+    """The games, agents and checkpoints offered, and agents built from their specs."""
+
+    def __init__(self, checkpoint_dirs: list[str | Path] | None = None):
+        from agents.policy.agent import CHECKPOINT_DIR
+
+        self.checkpoint_dirs = [Path(CHECKPOINT_DIR)] + [Path(d) for d in checkpoint_dirs or []]
+        self._policies: dict[tuple[str, str], object] = {}
+        self._lock = threading.Lock()
+
+    # -- what is offered -------------------------------------------------------------------
+    def checkpoints(self) -> list[str]:
+        """The ``.pt`` checkpoints this server can see (paths as offered, sorted)."""
+        found = set()
+        for folder in self.checkpoint_dirs:
+            if folder.is_dir():
+                found.update(str(p) for p in folder.rglob("*.pt") if p.is_file())
+        return sorted(found)
+
+    def describe(self) -> dict:
+        """The catalogue as JSON-ready data (``GET /api/catalog``)."""
+        games = {}
+        for game in registry.GAMES:
+            listing = agents.available(game)
+            games[game] = {
+                "title": registry.get(game).title,
+                "tables": TABLES[game],
+                "episodes": EPISODES[game],
+                "agents": [{"spec": name, "summary": summary}
+                           for name, summary in sorted(listing.items())],
+            }
+        return {"games": games,
+                "checkpoints": [f"policy:{p}" for p in self.checkpoints()]}
+
+    def options(self, game: str, table: dict) -> dict:
+        """The engine options of a table chosen in the page (validated by the config):
+        ``{"variant": ...}`` or ``{"num_players": ..., "scoring": ...}``, and
+        ``"episode"``."""
+        registry.get(game)
+        if not isinstance(table, dict):
+            raise ValueError("table must be an object of options")
+        options = {}
+        for key, choices in TABLES[game].items():
+            if key in table:
+                if table[key] not in choices:
+                    raise ValueError(f"{key}={table[key]!r} is not offered: expected one of "
+                                     f"{choices}")
+                options[key] = table[key]
+        episode = table.get("episode", EPISODES[game][0])
+        if episode not in EPISODES[game]:
+            raise ValueError(f"episode={episode!r}: expected one of {EPISODES[game]}")
+        options["episode"] = "match" if episode == "match" else EPISODES[game][0]
+        extra = sorted(set(table) - set(TABLES[game]) - {"episode"})
+        if extra:
+            raise ValueError(f"unknown table options {extra}: expected "
+                             f"{sorted(TABLES[game]) + ['episode']}")
+        registry.make_config(game, **options)  # raises ValueError saying what is wrong
+        return options
+
+    # -- agents ------------------------------------------------------------------------------
+    def check_spec(self, game: str, spec: object) -> str:
+        """``spec`` if it names an agent of ``game`` this server offers, else ValueError."""
+        if not isinstance(spec, str):
+            raise ValueError(f"an agent must be a name like 'random', got {spec!r}")
+        name, sep, path = spec.partition(":")
+        if not sep:
+            if spec not in agents.available(game):
+                raise ValueError(f"unknown agent {spec!r} for {game}: expected one of "
+                                 f"{sorted(agents.available(game))} or policy:PATH")
+            return spec
+        if name != "policy" or path not in self.checkpoints():
+            raise ValueError(f"agent {spec!r} is not offered: policy:PATH must name one of "
+                             f"the checkpoints of GET /api/catalog")
+        return spec
+
+    def check_table(self, game: str, spec: str, options: dict) -> str:
+        """``spec`` checked, and for a policy: loaded, with a network for this table."""
+        spec = self.check_spec(game, spec)
+        if spec.startswith("policy"):
+            agent = self.make_agent(game, spec)
+            if not plays_options(agent, game, options):
+                raise ValueError(f"{spec} has no network for this table ({options}): choose "
+                                 "another agent or table")
+        return spec
+
+    def make_agent(self, game: str, spec: str, seed: int | None = None):
+        """The agent of a checked ``spec``. Policies are loaded once and shared (they are
+        memoryless and act greedily); other agents are built per call."""
+        spec = self.check_spec(game, spec)
+        if not spec.startswith("policy"):
+            return agents.make(spec, game, seed=seed)
+        key = (game, spec)
+        with self._lock:
+            if key not in self._policies:
+                self._policies[key] = agents.make_from_spec(spec, game)
+            return self._policies[key]
+
+    def policy_for(self, game: str, spec: str | None, options: dict):
+        """The policy agent named by a record's player ``spec``, if this server can load
+        it and it plays these ``options``; else None."""
+        if not spec or not spec.startswith("policy"):
+            return None
+        try:
+            agent = self.make_agent(game, spec)
+        except (ValueError, OSError, RuntimeError):
+            return None
+        return agent if plays_options(agent, game, options) else None
+
+
+def plays_options(agent, game: str, options: dict) -> bool:
+    """Whether a policy agent has a network for the table of ``options``."""
+    from agents.policy.agent import variant_key
+
+    config = registry.make_config(game, **options)
+    key = variant_key(game, dataclasses.asdict(config))
+    return key in agent.routes

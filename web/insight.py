@@ -1,0 +1,90 @@
+"""What agents think at a position: a policy network's action probabilities, and the move
+every agent would make there (the page's Analyse panel).
+
+:func:`action_probabilities` reads a :class:`agents.policy.PolicyAgent`'s networks through
+their public pieces (``nets``, ``routes``, ``PolicyNet.encode`` / ``logits``): the softmax of
+the masked logits, in the game's action order, of the network that plays the observed
+variant — the distribution the agent takes its argmax of (or samples with ``sample=True``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def action_probabilities(agent, observation: np.ndarray, mask: np.ndarray) -> dict | None:
+    """``{"probabilities": {action name: p} over the legal actions, "delegate": name or
+    None}`` from ``agent``'s network for one observation and legal mask, or None if
+    ``agent`` has no network. ``delegate`` names the agent that actually makes this
+    decision when the network leaves it to one (agents.policy.delegate)."""
+    nets = getattr(agent, "nets", None)
+    if not nets:
+        return None
+    import torch
+
+    from agents.four_aces.symmetry import to_game_order
+    from agents.policy.agent import observed_variants
+    from agents.policy.delegate import network_rows
+
+    obs = np.asarray(observation, np.float32).reshape(1, -1)
+    masks = np.asarray(mask, bool).reshape(1, -1)
+    index = 0
+    if len(nets) > 1:
+        key = str(observed_variants(agent.game, obs)[0])
+        if key not in agent.routes:
+            return None
+        index = agent.routes[key]
+    net = nets[index]
+    with torch.inference_mode():
+        x, net_masks, action_map = net.encode(obs, masks)
+        logits = net.logits(torch.as_tensor(x), torch.as_tensor(net_masks))
+        if action_map is not None:
+            logits = to_game_order(logits, action_map)
+        probs = torch.softmax(logits, dim=1)[0].cpu().numpy().astype(np.float64)
+    names = agent_action_names(agent.game)
+    legal = np.flatnonzero(masks[0])
+    delegate = agent.delegates[index]
+    delegated = delegate is not None and not network_rows(agent.game, masks)[0]
+    return {"probabilities": {names[a]: round(float(probs[a]), 4) for a in legal},
+            "delegate": delegate.name if delegated else None}
+
+
+def agent_action_names(game: str) -> tuple[str, ...]:
+    """The action names of ``game`` (the same for every variant)."""
+    from envs import registry
+
+    return registry.make_engine(game, 1).action_names
+
+
+def analyse(catalog, game: str, options: dict, engine, seat: int) -> list[dict]:
+    """What every agent offered for ``game`` (and every visible checkpoint) would do in
+    game 0 of ``engine`` as ``seat``, the seat to act: ``[{"agent", "action",
+    "probabilities"?, "note"?}]``. ``engine`` is not changed."""
+    from web.catalog import plays_options
+
+    obs = engine.observe(np.array([seat]))[0]
+    mask = engine.legal_action_mask()[0]
+    names = engine.action_names
+    rows = []
+    specs = [a["spec"] for a in catalog.describe()["games"][game]["agents"]]
+    specs += catalog.describe()["checkpoints"]
+    for spec in specs:
+        row = {"agent": spec}
+        try:
+            agent = catalog.make_agent(game, spec, seed=0)
+            if getattr(agent, "nets", None) and not plays_options(agent, game, options):
+                row["note"] = "no network for this table"
+                rows.append(row)
+                continue
+            row["action"] = names[int(agent.act(obs, mask))]
+            probs = action_probabilities(agent, obs, mask)
+            if probs is not None:
+                row["probabilities"] = probs["probabilities"]
+                if probs["delegate"]:
+                    row["note"] = f"this decision is made by its delegate {probs['delegate']}"
+            if spec == "random":
+                row["note"] = f"uniform over {int(mask.sum())} legal actions"
+        except (ValueError, OSError, RuntimeError) as err:
+            row["note"] = f"cannot play here: {err}"
+        rows.append(row)
+    return rows

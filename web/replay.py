@@ -1,0 +1,215 @@
+"""Stepping through saved games in the browser.
+
+A :class:`ReplaySession` holds the records of one uploaded file (or of a game the agents
+just played, :func:`play_out`). A game is replayed once through a fresh engine when it is
+first opened (:class:`Positions`): the narration of every step, the marks to jump to
+(deals, tricks, turns), every finished deal's explained result, and a copy of the engine
+every :data:`CHECKPOINT_EVERY` steps; a position is rebuilt from the nearest copy. The
+replay is checked against the stored results (:func:`records.replay.check_game`).
+"""
+
+from __future__ import annotations
+
+import copy
+import secrets
+
+import numpy as np
+
+from envs import registry
+from envs.svg import scene_svg
+from envs.table_view import scene_of
+from web.insight import action_probabilities
+from web.records_io import (
+    GameRecorder,
+    Narrator,
+    ReplayMismatch,
+    check_game,
+    plain,
+    seat_name,
+)
+from web.results import breakdown, needs_state_before, round_end_cards
+
+CHECKPOINT_EVERY = 32
+#: the most actions of one game the app replays
+MAX_ACTIONS = 20000
+
+
+class Positions:
+    """Every position of one record (see the module docstring)."""
+
+    def __init__(self, record: dict):
+        game = record["game"]
+        options = record["options"]
+        if not isinstance(options, dict):
+            raise ReplayMismatch("options must be an object")
+        try:
+            registry.make_config(game, **options)
+        except (TypeError, ValueError) as err:
+            raise ReplayMismatch(f"options are not a {game} table: {err}") from None
+        if len(record["actions"]) > MAX_ACTIONS:
+            raise ReplayMismatch(f"{len(record['actions'])} actions: the app replays at "
+                                 f"most {MAX_ACTIONS}")
+        self.record, self.game, self.options = record, game, options
+        self.problems = check_game(record)
+        if self.problems:
+            raise ReplayMismatch("; ".join(self.problems))
+        deal_io = registry.get(game).load("deal_io")
+        engine = registry.make_engine(game, 1, **options)
+        deal_io.start_record(engine, record)
+        narrator = Narrator(game, engine, reveal=True)
+        names = {n: i for i, n in enumerate(engine.action_names)}
+        later = list(record.get("later_deals") or [])
+        self.lines: list[list[str]] = [narrator.deal_header()]  # what step k told
+        self.marks: list[dict] = [{"step": 0, "label": self._label(engine, 0)}]
+        self.deal_ends: dict[int, dict] = {}  # step -> {"result", "breakdown"}
+        self.checkpoints: dict[int, object] = {0: copy.deepcopy(engine)}
+        self.actions: list[int] = []
+        deals = 0
+        for k, (_, name) in enumerate(record["actions"], start=1):
+            action = names[name]
+            before = copy.deepcopy(engine) if needs_state_before(game, engine) else None
+
+            def do_step(action=action, deals=deals):
+                engine.step(np.array([action], np.int64))
+                if engine.deal_over[0] and not engine.game_over[0] and deal_io.next_deal:
+                    deal_io.next_deal(engine, later[deals])
+
+            self.lines.append(narrator.step(action, do_step))
+            self.actions.append(action)
+            if engine.deal_over[0]:
+                deals += 1
+                result = plain(engine.result(0))
+                cards = round_end_cards(before, action) if before is not None else None
+                self.deal_ends[k] = {"result": result,
+                                     "breakdown": breakdown(game, engine, result, cards)}
+            if k % CHECKPOINT_EVERY == 0:
+                self.checkpoints[k] = copy.deepcopy(engine)
+            label = self._label(engine, k)
+            if label != self.marks[-1]["label"]:
+                self.marks.append({"step": k, "label": label})
+        self.lines[-1] += narrator.flush()
+        self.steps = len(self.actions)
+
+    def _label(self, engine, k: int) -> str:
+        """The mark a step belongs to: its deal and trick (Abracadabra) or turn."""
+        scene = scene_of(engine, 0, face_up=True)
+        if self.game == "four_aces":
+            return f"{scene.headline.split(' · ')[0]}, turn {k + 1}"
+        deal = scene.headline.split(" · ")[0]
+        if scene.phase == "play":
+            return f"{deal}, {scene.center_title.split(',')[0].lower()}"
+        return f"{deal}, {scene.phase}"
+
+    def engine_at(self, step: int):
+        """A fresh engine in the position after ``step`` actions."""
+        base = max(k for k in self.checkpoints if k <= step)
+        engine = copy.deepcopy(self.checkpoints[base])
+        later = list(self.record.get("later_deals") or [])
+        deal_io = registry.get(self.game).load("deal_io")
+        deals = sum(1 for k in self.deal_ends if k <= base)
+        for k in range(base, step):
+            engine.step(np.array([self.actions[k]], np.int64))
+            if engine.deal_over[0] and not engine.game_over[0] and deal_io.next_deal:
+                deal_io.next_deal(engine, later[deals])
+                deals += 1
+            elif engine.deal_over[0]:
+                deals += 1
+        return engine
+
+
+class ReplaySession:
+    """The games of one uploaded file, opened one at a time."""
+
+    kind = "replay"
+
+    def __init__(self, records: list[dict], errors: list[str], source: str):
+        self.records, self.errors, self.source = records, errors, source
+        self._open: dict[int, Positions] = {}
+        self.version = 0
+
+    def positions(self, index: int) -> Positions:
+        if not 0 <= index < len(self.records):
+            raise IndexError(f"no game {index}: this file holds {len(self.records)}")
+        if index not in self._open:
+            self._open = {index: Positions(self.records[index])}  # one open at a time
+        return self._open[index]
+
+    def summary(self, session_id: str) -> dict:
+        games = []
+        for k, r in enumerate(self.records):
+            games.append({"index": k, "game": r["game"], "options": r["options"],
+                          "title": registry.get(r["game"]).title,
+                          "players": r.get("players"), "actions": len(r["actions"]),
+                          "result": r.get("result"), "line": r.get("_line")})
+        return {"id": session_id, "kind": self.kind, "source": self.source,
+                "games": games, "errors": self.errors}
+
+    def game_info(self, index: int) -> dict:
+        """What the page needs to step through game ``index``."""
+        p = self.positions(index)
+        seats = registry.num_seats(p.game, **p.options)
+        return {"index": index, "game": p.game, "steps": p.steps, "marks": p.marks,
+                "players": p.record.get("players") or [None] * seats, "seats": seats,
+                "result": p.record["result"], "check": "replays exactly"}
+
+    def position(self, catalog, index: int, step: int, seat: int | None, face_up: bool,
+                 svg: bool = True) -> dict:
+        """The table after ``step`` actions of game ``index``."""
+        p = self.positions(index)
+        if not 0 <= step <= p.steps:
+            raise IndexError(f"step must be 0..{p.steps}, got {step}")
+        engine = self.positions(index).engine_at(step)
+        P = engine.num_players
+        if seat is not None and not 0 <= seat < P:
+            raise IndexError(f"seat must be 0..{P - 1}, got {seat}")
+        scene = scene_of(engine, 0, seat, face_up)
+        to_act = int(engine.current_player[0])
+        out = {"index": index, "step": step, "steps": p.steps, "title": scene.title,
+               "headline": scene.headline, "to_act": to_act,
+               "svg": scene_svg(scene) if svg else None,
+               "told": p.lines[step], "next": None, "probabilities": None,
+               "deal_end": p.deal_ends.get(step), "final": step == p.steps}
+        if step < p.steps:
+            seat_next, name = p.record["actions"][step]
+            out["next"] = f"{seat_name(seat_next)} {name}"
+            players = p.record.get("players") or []
+            spec = players[to_act] if 0 <= to_act < len(players) else None
+            agent = catalog.policy_for(p.game, spec, p.options)
+            if agent is not None:
+                obs = engine.observe(np.array([to_act]))[0]
+                probs = action_probabilities(agent, obs, engine.legal_action_mask()[0])
+                if probs is not None:
+                    out["probabilities"] = {"agent": spec, "chosen": name, **probs}
+        if p.steps and step == p.steps:
+            out["result"] = plain(engine.result(0))
+        return out
+
+
+def play_out(catalog, game: str, table: dict, specs: list, seed: int | None = None) -> dict:
+    """A game played by agents alone (``specs``, one per seat), as a game record."""
+    options = catalog.options(game, table)
+    P = registry.num_seats(game, **options)
+    if not isinstance(specs, list) or len(specs) != P:
+        raise ValueError(f"agents must list {P} agents, one per seat")
+    specs = [catalog.check_table(game, s, options) for s in specs]
+    seed = secrets.randbits(62) if seed is None else seed
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise ValueError(f"seed must be an integer 0..2**63-1, got {seed!r}")
+    players = [catalog.make_agent(game, s, seed=seed + k) for k, s in enumerate(specs)]
+    engine = registry.make_engine(game, 1, **options)
+    engine.reset(seed=seed)
+    recorder = GameRecorder(game)
+    recorder.start(engine, np.ones(1, bool), players=specs, seed=seed)
+    for _ in range(MAX_ACTIONS):
+        if engine.game_over[0]:
+            break
+        s = int(engine.current_player[0])
+        action = players[s].act(engine.observe(np.array([s]))[0],
+                                engine.legal_action_mask()[0])
+        recorder.record(engine, np.array([action]))
+        engine.step(np.array([action], np.int64))
+    else:
+        raise ValueError(f"the game did not end within {MAX_ACTIONS} actions")
+    record = recorder.finish(engine, np.ones(1, bool))[0]
+    record["info"] = {"source": "cardrl serve, agents only"}
+    return plain(record)
