@@ -1,0 +1,82 @@
+"""Helpers for running the library recipes of ``examples/`` as tests.
+
+Each recipe runs in its own Python process (the libraries start thread pools, Ray starts a
+local cluster) from a scratch folder, with one thread per math library so two test workers
+share two cores. A recipe whose library is missing is skipped with the extra to install.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import subprocess
+import sys
+from importlib.util import find_spec
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+INSTALL = "pip install -e '.[integrations]'"
+
+
+def requires(*modules: str) -> pytest.MarkDecorator:
+    """Skip unless every top-level module in ``modules`` is importable (found, not imported:
+    the test process stays free of the libraries)."""
+    missing = [m for m in modules if find_spec(m) is None]
+    return pytest.mark.skipif(bool(missing),
+                              reason=f"{', '.join(missing)} not installed ({INSTALL})")
+
+
+def run_recipe(name: str, *args: str, cwd: Path, timeout: float = 300,
+               env: dict[str, str] | None = None) -> str:
+    """Run ``python examples/<name>.py *args`` in ``cwd``; its stdout (fails on a non-zero
+    exit, with the recipe's stderr)."""
+    environ = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
+        "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", **(env or {})}
+    proc = subprocess.run([sys.executable, str(EXAMPLES / f"{name}.py"), *args], cwd=cwd,
+                          env=environ, capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0:
+        pytest.fail(f"examples/{name}.py {' '.join(args)} exited {proc.returncode}:\n"
+                    f"{proc.stderr[-4000:]}", pytrace=False)
+    return proc.stdout
+
+
+# -- the environment features some recipes rely on --------------------------------------------
+def has_illegal_action_option() -> bool:
+    """True when both games' ``env()`` take ``illegal_action`` (``"terminate"``: an illegal
+    action ends the game with -1 for the offender, PettingZoo's classic convention)."""
+    from envs import abracadabra_v0, four_aces_v0
+
+    return all("illegal_action" in inspect.signature(m.env).parameters
+               for m in (abracadabra_v0, four_aces_v0))
+
+
+def result_is_fixed_shape(episodes: int = 4) -> bool:
+    """True when ``info["result"]`` has the same keys and value shapes on every episode and
+    no ``None`` (what replay buffers that store ``info`` need), on small tables of both
+    games with random play."""
+    from envs import abracadabra_v0, four_aces_v0
+
+    for make in (lambda: abracadabra_v0.env(variant="two"),
+                 lambda: four_aces_v0.env(num_players=3)):
+        env, shapes = make(), set()
+        for seed in range(episodes):
+            env.reset(seed=seed)
+            for agent in env.agent_iter():
+                obs, _, term, trunc, info = env.last()
+                env.step(None if term or trunc
+                         else env.action_space(agent).sample(obs["action_mask"]))
+            result = info["result"]
+            if any(v is None for v in result.values()):
+                return False
+            try:
+                shapes.add(tuple(sorted((k, np.shape(v)) for k, v in result.items())))
+            except ValueError:  # a ragged list
+                return False
+        if len(shapes) > 1:
+            return False
+    return True
