@@ -3,6 +3,13 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Where pip finds CPU torch. Empty: the default index (this machine's local wheel). Elsewhere
+# on Linux the default index gives a CUDA build of several GB; pass PyTorch's CPU-only index:
+#   make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
+TORCH_INDEX ?=
+TORCH_PIP_ARGS := $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
+# setuptools' note on flat-layout editable installs is information, not a problem here
+QUIET_PIP := PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --quiet
 
 .PHONY: test demo lint bench clean
 
@@ -12,8 +19,8 @@ $(BIN)/python:
 
 # CPU torch first: an unpinned torch would pull a CUDA build of several GB.
 $(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e ".[train,dev,ray]"
+	$(QUIET_PIP) torch==2.13.0 $(TORCH_PIP_ARGS)
+	$(QUIET_PIP) -e ".[train,dev,ray,web]"
 	touch $(STAMP)
 
 test: $(STAMP)

@@ -4,6 +4,11 @@ Each sub-command lives in its own module exposing ``add_arguments(parser)`` and
 ``run(args) -> int``. Command modules keep heavy imports (torch, ray, open_spiel) inside
 ``run`` so that ``cardrl --help`` stays fast and a missing optional extra affects only
 the command that needs it.
+
+Errors: a command reports bad input (a missing or malformed file, a bad value, an unknown
+name) by raising ``ValueError`` (or ``FileNotFoundError``) with a complete message; it
+reaches the user as one line on stderr, ``cardrl COMMAND: error: ...``, with exit code 2
+and no traceback. ``CARDRL_DEBUG=1`` shows the traceback instead.
 """
 
 from __future__ import annotations
@@ -16,13 +21,14 @@ import sys
 #: sub-command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("cli.demo", "the main job: train both games briefly and evaluate them"),
-    "bench": ("bench.engines", "throughput of the engines against OpenSpiel; results/bench.md"),
+    "bench": ("cli.bench", "throughput of the engines against OpenSpiel; results/bench.md"),
     "tournament": ("cli.tournament", "duplicate-deal tournament: ratings and CIs"),
-    "bidbench": ("arena.bidbench", "Abracadabra bidding strategies compared on the same deals"),
+    "bidbench": ("cli.bidbench", "Abracadabra bidding strategies compared on the same deals"),
     "agents": ("cli.agents", "list the agents of each game, one line each"),
-    "train": ("training.train", "self-play training of a masked PPO policy from a YAML config"),
-    "play": ("arena.play", "play a game in the terminal against the agents"),
-    "replay": ("records.replay", "tell or check saved games (JSON lines from --save-games)"),
+    "train": ("cli.train", "self-play training of a masked PPO policy from a YAML config"),
+    "play": ("cli.play", "play a game in the terminal against the agents"),
+    "replay": ("cli.replay", "tell or check saved games (JSON lines from --save-games)"),
+    "serve": ("cli.serve", "local web app: play against the agents, watch and replay games"),
 }
 
 
@@ -47,6 +53,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         return int(importlib.import_module(args._module).run(args) or 0)
+    except (ValueError, FileNotFoundError) as err:
+        if os.environ.get("CARDRL_DEBUG"):
+            raise
+        message = " ".join(str(err).split()) or type(err).__name__
+        print(f"cardrl {args.command}: error: {message}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
