@@ -24,6 +24,7 @@ update, namespaced TensorBoard scalars (``charts/``, ``losses/``, ``eval/``).
 
 from __future__ import annotations
 
+import copy
 import math
 import time
 from pathlib import Path
@@ -32,19 +33,16 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.policy.agent import make_checkpoint, save_checkpoint
+from agents.policy.checkpoint import make_checkpoint, save_checkpoint
 from agents.policy.delegate import network_rows
 from agents.policy.net import PolicyNet
 from envs.registry import make_engine
+from training.actors import frozen_act_fn, make_delegate_agent, net_act_fn
+from training.config import TrainConfig
+from training.evaluate import Evaluator, eval_line
+from training.progress import BudgetBar
+from training.resume import Interrupted, Resume, restoring, resume_file, save_resume
 from training.seat_env import make_pool
-from training.train import (
-    Evaluator,
-    TrainConfig,
-    eval_line,
-    frozen_act_fn,
-    make_delegate_agent,
-    net_act_fn,
-)
 
 LEARNER = -1  # actor id of seats played (and learned from) by the learner
 
@@ -220,16 +218,19 @@ def ppo_update(net: PolicyNet, optimizer, buf: Rollout, adv: np.ndarray, ret: np
             "losses/explained_variance": float(explained)}
 
 
-def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False,
+def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = None,
                     progress: bool = True) -> dict:
-    """Train ``cfg`` with batch PPO into ``run_dir`` (see training/train.py for the files)."""
+    """Train ``cfg`` with batch PPO into ``run_dir`` (see training/train.py for the files),
+    continuing from the checked resume file ``resume`` if given.
+    :func:`training.train.train` validates, seeds and prepares ``run_dir`` first.
+
+    Ctrl-C (``KeyboardInterrupt``) saves the state at the end of the last completed
+    iteration (weights, optimizer, generators, snapshots) to the resume file and policy.pt,
+    then raises :class:`~training.resume.Interrupted`."""
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
-    from training.train import seed_everything
-
-    # -- seeding and set-up ---------------------------------------------------------------
-    seed_everything(cfg.seed, cfg.torch_threads)
+    # -- set-up ------------------------------------------------------------------------------
     rng = np.random.default_rng(cfg.seed)
     engine = make_engine(cfg.game, cfg.num_games, **cfg.options)
     pool = make_pool(cfg.game, cfg.opponents, cfg.seed, cfg.max_snapshots)
@@ -240,36 +241,43 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False,
     delegate = make_delegate_agent(cfg)
     pool.set_self(net_act_fn(net, sample=True, delegate=delegate))
     state = {"global_step": 0, "iteration": 0, "elapsed_s": 0.0, "snapshots": []}
-    state_path = run_dir / "train_state.pt"
-    if resume and state_path.exists():
-        saved = torch.load(state_path, weights_only=False)
-        net.load_state_dict(saved["net"])
-        optimizer.load_state_dict(saved["optimizer"])
-        rng.bit_generator.state = saved["rng"]
-        pool.rng.bit_generator.state = saved["pool_rng"]
-        torch.set_rng_state(saved["torch_rng"])
-        state = {k: saved[k] for k in state}
-        for snap in state["snapshots"]:
-            pool.add_snapshot(frozen_act_fn(cfg, snap, D, A, delegate))
+    state_path = resume_file(run_dir, "batch_ppo")
+    if resume is not None:
+        saved = resume.trainer
+        with restoring(resume.path):
+            net.load_state_dict(saved["net"])
+            optimizer.load_state_dict(saved["optimizer"])
+            state = {"global_step": resume.steps, "iteration": int(saved["iteration"]),
+                     "elapsed_s": resume.elapsed_s, "snapshots": list(resume.snapshots)}
+            for snap in state["snapshots"]:  # building a net draws from torch's generator
+                pool.add_snapshot(frozen_act_fn(cfg, snap, D, A, delegate))
+            rng.bit_generator.state = saved["rng"]
+            pool.rng.bit_generator.state = saved["pool_rng"]
+            torch.set_rng_state(saved["torch_rng"])
     writer = SummaryWriter(str(run_dir / "tb"))
     evaluator = Evaluator(cfg, run_dir)
-    evaluator.baselines()
 
-    def save_policy() -> Path:
-        checkpoint = make_checkpoint(net, cfg.game, cfg.options, state["global_step"],
-                                     algo="batch_ppo")
+    def save_policy(steps: int) -> Path:
+        checkpoint = make_checkpoint(net, cfg.game, cfg.options, steps, algo="batch_ppo")
         return save_checkpoint(checkpoint, run_dir / "policy.pt")
 
-    def save_state() -> None:
-        torch.save({**state, "net": net.state_dict(), "optimizer": optimizer.state_dict(),
-                    "rng": rng.bit_generator.state, "pool_rng": pool.rng.bit_generator.state,
-                    "torch_rng": torch.get_rng_state()}, state_path)
+    def capture() -> dict:
+        """A copy of the whole training state (what the resume file holds)."""
+        return {"steps": state["global_step"], "elapsed_s": state["elapsed_s"],
+                "snapshots": list(state["snapshots"]),
+                "trainer": {"iteration": state["iteration"],
+                            "net": {k: v.detach().clone() for k, v in net.state_dict().items()},
+                            "optimizer": copy.deepcopy(optimizer.state_dict()),
+                            "rng": rng.bit_generator.state,
+                            "pool_rng": pool.rng.bit_generator.state,
+                            "torch_rng": torch.get_rng_state()}}
 
     eval_seconds = [0.0]  # evaluation time of this session (not counted as training)
 
     def run_eval() -> None:
         t_eval = time.time()
-        row = evaluator.evaluate(save_policy(), state["global_step"], state["elapsed_s"])
+        row = evaluator.evaluate(save_policy(state["global_step"]), state["global_step"],
+                                 state["elapsed_s"])
         eval_seconds[0] += time.time() - t_eval
         for key in ("points", "opponent_points", "diff", "diff_low", "diff_high"):
             writer.add_scalar(f"eval/{key}", row[key], state["global_step"])
@@ -279,57 +287,72 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: bool = False,
         return interval > 0 and state["global_step"] // interval > before // interval
 
     # -- the loop --------------------------------------------------------------------------
-    bar = tqdm(total=cfg.total_steps, initial=min(state["global_step"], cfg.total_steps),
-               unit="step", unit_scale=True, desc=f"batch_ppo {cfg.game}", disable=not progress)
-    start = time.time()
+    committed = capture()  # the state at the end of the last completed iteration
+    bar = None
     elapsed_before = state["elapsed_s"]
     deadline = None if cfg.max_minutes is None else 60 * cfg.max_minutes
-    while state["global_step"] < cfg.total_steps:
-        if deadline is not None and state["elapsed_s"] >= deadline:
-            break
-        t_iter = time.time()
-        if p.anneal_lr:  # linear decay to 0 at total_steps (or max_minutes, if sooner)
-            done = state["global_step"] / cfg.total_steps
-            if deadline is not None:
-                done = max(done, state["elapsed_s"] / deadline)
-            optimizer.param_groups[0]["lr"] = (1.0 - min(done, 1.0)) * p.learning_rate
-        seed = int(rng.integers(2**62))
-        buf, info = collect(engine, pool, net, state["iteration"], seed, cfg.train_self_seats,
-                            cfg.reward_scale, delegate)
-        t_collect = time.time() - t_iter
-        adv, ret = buf.advantages(p.gamma, p.gae_lambda)
-        losses = ppo_update(net, optimizer, buf, adv, ret, cfg, rng)
-        before = state["global_step"]
-        state["global_step"] += buf.n
-        state["iteration"] += 1
-        state["elapsed_s"] = elapsed_before + time.time() - start - eval_seconds[0]
-        # -- logging ------------------------------------------------------------------------
-        step = state["global_step"]
-        sps = buf.n / (time.time() - t_iter)
-        writer.add_scalar("charts/SPS", sps, step)
-        writer.add_scalar("charts/collect_fraction", t_collect / (time.time() - t_iter), step)
-        writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], step)
-        writer.add_scalar("charts/learner_return", info["learner_return"], step)
-        writer.add_scalar("charts/episode_steps", info["engine_steps"], step)
-        for key, value in losses.items():
-            writer.add_scalar(key, value, step)
-        bar.update(min(step, cfg.total_steps) - bar.n)
-        bar.set_postfix(sps=f"{sps:,.0f}", ret=f"{info['learner_return']:.2f}")
-        # -- snapshots, checkpoints, evaluation -------------------------------------------
-        if due(cfg.snapshot_interval, before):
-            snap = {k: v.detach().clone() for k, v in net.state_dict().items()}
-            state["snapshots"] = (state["snapshots"] + [snap])[-cfg.max_snapshots:]
-            pool.add_snapshot(frozen_act_fn(cfg, snap, D, A, delegate))
-        if due(cfg.checkpoint_interval, before):
-            save_state()
-        if due(cfg.eval.interval, before):
-            run_eval()
+    try:
+        evaluator.baselines()
+        bar = BudgetBar(f"batch_ppo {cfg.game}", cfg.total_steps, cfg.max_minutes,
+                        state["global_step"], state["elapsed_s"], disable=not progress)
+        start = time.time()
+        while state["global_step"] < cfg.total_steps:
+            if deadline is not None and state["elapsed_s"] >= deadline:
+                break
+            t_iter = time.time()
+            if p.anneal_lr:  # linear decay to 0 at total_steps (or max_minutes, if sooner)
+                done = state["global_step"] / cfg.total_steps
+                if deadline is not None:
+                    done = max(done, state["elapsed_s"] / deadline)
+                optimizer.param_groups[0]["lr"] = (1.0 - min(done, 1.0)) * p.learning_rate
+            seed = int(rng.integers(2**62))
+            buf, info = collect(engine, pool, net, state["iteration"], seed,
+                                cfg.train_self_seats, cfg.reward_scale, delegate)
+            t_collect = time.time() - t_iter
+            adv, ret = buf.advantages(p.gamma, p.gae_lambda)
+            losses = ppo_update(net, optimizer, buf, adv, ret, cfg, rng)
+            before = state["global_step"]
+            state["global_step"] += buf.n
+            state["iteration"] += 1
+            state["elapsed_s"] = elapsed_before + time.time() - start - eval_seconds[0]
+            # -- logging ----------------------------------------------------------------------
+            step = state["global_step"]
+            sps = buf.n / (time.time() - t_iter)
+            writer.add_scalar("charts/SPS", sps, step)
+            writer.add_scalar("charts/collect_fraction", t_collect / (time.time() - t_iter), step)
+            writer.add_scalar("charts/learning_rate", optimizer.param_groups[0]["lr"], step)
+            writer.add_scalar("charts/learner_return", info["learner_return"], step)
+            writer.add_scalar("charts/episode_steps", info["engine_steps"], step)
+            for key, value in losses.items():
+                writer.add_scalar(key, value, step)
+            bar.update(step, state["elapsed_s"],
+                       f"{sps:,.0f} steps/s, return {info['learner_return']:.2f}")
+            # -- snapshots, checkpoints, evaluation -------------------------------------------
+            if due(cfg.snapshot_interval, before):
+                snap = {k: v.detach().clone() for k, v in net.state_dict().items()}
+                state["snapshots"] = (state["snapshots"] + [snap])[-cfg.max_snapshots:]
+                pool.add_snapshot(frozen_act_fn(cfg, snap, D, A, delegate))
+            committed = capture()
+            if due(cfg.checkpoint_interval, before):
+                save_resume(state_path, cfg, **committed)
+            if due(cfg.eval.interval, before):
+                run_eval()
+                committed = capture()  # building the evaluated net draws from torch's RNG
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+        save_resume(state_path, cfg, **committed)
+        with restoring(state_path):
+            net.load_state_dict(committed["trainer"]["net"])
+        save_policy(committed["steps"])
+        writer.close()
+        raise Interrupted(state_path, committed["steps"]) from None
     bar.close()
-    save_state()
+    save_resume(state_path, cfg, **committed)
     if not evaluator.rows or evaluator.rows[-1]["steps"] != state["global_step"]:
         run_eval()
     else:
-        save_policy()
+        save_policy(state["global_step"])
     writer.close()
     return {"steps": state["global_step"], "eval": evaluator.rows[-1],
             "seconds": state["elapsed_s"] - elapsed_before}

@@ -1,6 +1,6 @@
 """The learner's seat view: reward crediting, seat rotation, masks, the VecEnv protocol.
 
-The scripted cases run on ``ToyEngine`` (tests/training_toy_engine.py): 3 seats, 7 steps
+The scripted cases run on ``ToyEngine`` (tests/helpers/toy_engine.py): 3 seats, 7 steps
 per episode, seats move 0, 1, 2, 0, 1, 2, 0. With the learner in seat 1 its decisions are
 at steps 1 and 4; the episode ends on step 6, an opponent's (seat 0) move.
 """

@@ -1,0 +1,70 @@
+"""``cardrl train --config configs/NAME.yaml``: self-play training of a masked policy.
+
+The command-line overrides are merged into the config before it is validated
+(:func:`training.config.load_config`); :func:`training.train.train` runs it. Nothing is
+created before the config (and, with ``--resume``, the run's resume file) has been
+checked: a problem is one ``ValueError`` line naming the file and the field.
+
+Ctrl-C saves a resumable checkpoint and prints the command that continues the run;
+``--resume`` prints what it continues from and refuses when there is nothing to resume.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from training.config import ALGOS, load_config
+
+#: options that override the config field of the same name
+OVERRIDES = ("total_steps", "max_minutes", "algo", "seed")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", required=True, help="YAML config (configs/*.yaml)")
+    parser.add_argument("--total-steps", type=int, default=None,
+                        help="learner decisions to train on in all (overrides the config)")
+    parser.add_argument("--max-minutes", type=float, default=None,
+                        help="stop after this much training wall time (overrides the config)")
+    parser.add_argument("--algo", choices=ALGOS, default=None, help="override the config's algo")
+    parser.add_argument("--seed", type=int, default=None, help="override the config's seed")
+    parser.add_argument("--out", default=None,
+                        help="run folder (default runs/<config name>_s<seed>)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the run in --out from its last checkpoint (the config "
+                             "must be the run's; only --total-steps and --max-minutes may "
+                             "change)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def resume_command(args: argparse.Namespace, run_dir: Path) -> str:
+    """The command that continues the run ``args`` started in ``run_dir``."""
+    parts = ["cardrl", "train", "--config", str(args.config)]
+    for name in OVERRIDES:
+        value = getattr(args, name)
+        if value is not None:
+            parts += [f"--{name.replace('_', '-')}", str(value)]
+    parts += ["--out", str(run_dir), "--resume"]
+    return " ".join(shlex.quote(part) for part in parts)
+
+
+def run(args: argparse.Namespace) -> int:
+    from training.evaluate import eval_line
+    from training.resume import Interrupted
+    from training.train import train
+
+    cfg = load_config(args.config, {name: getattr(args, name) for name in OVERRIDES})
+    run_dir = Path(args.out or f"runs/{Path(args.config).stem}_s{cfg.seed}")
+    try:
+        summary = train(cfg, run_dir, resume=args.resume, progress=not args.no_progress)
+    except Interrupted as stop:
+        print(f"\ninterrupted: saved a resumable checkpoint after {stop.steps:,} learner "
+              f"decisions ({stop.path}, policy.pt); resume with:\n  "
+              f"{resume_command(args, run_dir)}", file=sys.stderr)
+        return 130
+    print(f"trained {summary['steps']:,} learner decisions in {summary['seconds']:.0f} s "
+          f"({cfg.algo}); {eval_line(summary['eval'])}")
+    print(f"run folder: {run_dir}  (policy.pt, eval.csv, learning_curve.png, tb/)")
+    return 0

@@ -1,0 +1,643 @@
+"""The training config: one dataclass per section, its loading and its validation.
+
+A YAML file in ``configs/`` is a :class:`TrainConfig` written as a mapping; every field is
+optional and documented here, once, by the docstring line under it, with its allowed
+values (a numeric field's range is also in :data:`LIMITS`). A YAML file lists only the
+fields it changes. :func:`load_config` reads the file, merges command-line overrides into
+the parsed mapping and validates the whole config once (:func:`check_config`) before
+anything is created: every problem is reported in one ``ValueError`` line naming the
+file, the field, what was found and what was expected.
+
+What is accepted is what YAML reads unambiguously: an integer field takes an integer (or
+a number with an integral value, ``1.0e+6``); a number field takes an integer or a number;
+text is never read as a number (PyYAML reads ``1e6`` and ``5e-4`` as text: write
+``1_000_000`` and ``5.0e-4``); a boolean is ``true`` or ``false``; a mapping may not repeat
+a key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import math
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+#: the training algorithms (``algo``)
+ALGOS = ("batch_ppo", "sb3")
+#: the network activations (``ppo.activation``; agents/policy/net.py)
+ACTIVATIONS = ("tanh", "relu")
+#: the repository's config folder (listed when a config file does not exist)
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
+
+
+@dataclass(frozen=True)
+class Interval:
+    """The allowed values of a numeric field: from ``low`` to ``high``, each end included
+    unless ``*_open``. ``str`` writes it as in the field docstrings: ``> 0``, ``>= 0``,
+    ``in (0, 1]``, ``in [1, 65_536]``."""
+
+    low: float
+    high: float = math.inf
+    low_open: bool = False
+    high_open: bool = False
+
+    def __contains__(self, value: float) -> bool:
+        above = value > self.low if self.low_open else value >= self.low
+        below = value < self.high if self.high_open else value <= self.high
+        return bool(above and below)
+
+    def __str__(self) -> str:
+        if self.high == math.inf:
+            return f"{'>' if self.low_open else '>='} {_number(self.low)}"
+        return (f"in {'(' if self.low_open else '['}{_number(self.low)}, "
+                f"{_number(self.high)}{')' if self.high_open else ']'}")
+
+
+def _number(value: float) -> str:
+    """A bound as YAML would write it: ``1_000_000``, ``0.5``."""
+    if float(value).is_integer():
+        return f"{int(value):_}"
+    return repr(value)
+
+
+STEPS = Interval(0, 10**12)
+#: the range of every numeric field (dotted names; ``ppo.hidden`` bounds each layer width,
+#: ``opponents[].weight`` each pool weight); each field's docstring states the same range
+LIMITS: dict[str, Interval] = {
+    "seed": Interval(0, 2**32 - 1),
+    "total_steps": Interval(1, 10**12),
+    "max_minutes": Interval(0, 1_000_000, low_open=True),
+    "num_games": Interval(1, 65_536),
+    "reward_scale": Interval(0, low_open=True),
+    "snapshot_interval": STEPS,
+    "max_snapshots": Interval(1, 1_000),
+    "checkpoint_interval": STEPS,
+    "torch_threads": Interval(1, 1_024),
+    "opponents[].weight": Interval(0),
+    "ppo.learning_rate": Interval(0, low_open=True),
+    "ppo.n_steps": Interval(1, 1_000_000),
+    "ppo.update_epochs": Interval(1, 1_000),
+    "ppo.minibatch_size": Interval(2, 10**8),
+    "ppo.gamma": Interval(0, 1, low_open=True),
+    "ppo.gae_lambda": Interval(0, 1),
+    "ppo.clip_coef": Interval(0, low_open=True),
+    "ppo.ent_coef": Interval(0),
+    "ppo.vf_coef": Interval(0),
+    "ppo.max_grad_norm": Interval(0, low_open=True),
+    "ppo.target_kl": Interval(0, low_open=True),
+    "ppo.hidden": Interval(1, 65_536),
+    "eval.interval": STEPS,
+    "eval.deals": Interval(1, 1_000_000),
+    "eval.seed": Interval(0, 2**32 - 1),
+    "eval.workers": Interval(1, 1_024),
+}
+
+
+@dataclass
+class PPOConfig:
+    """PPO hyperparameters (names as in CleanRL's ppo.py)."""
+
+    learning_rate: float = 5e-4
+    """Adam step size; > 0."""
+    anneal_lr: bool = True
+    """Decay the step size linearly to 0 at total_steps (or at max_minutes, if sooner)."""
+    n_steps: int = 32
+    """sb3 only: vector steps per env in a rollout (a rollout is n_steps * num_games);
+    in [1, 1_000_000]."""
+    update_epochs: int = 4
+    """Passes over each rollout; in [1, 1_000]."""
+    minibatch_size: int = 1024
+    """Learner decisions per gradient step; in [2, 100_000_000]."""
+    gamma: float = 1.0
+    """Discount per learner decision (an episode is one short deal); in (0, 1]."""
+    gae_lambda: float = 0.95
+    """GAE lambda; in [0, 1]."""
+    clip_coef: float = 0.2
+    """PPO ratio clip; > 0."""
+    clip_vloss: bool = False
+    """batch_ppo: clip the value loss as well."""
+    ent_coef: float = 0.01
+    """Entropy bonus; >= 0."""
+    vf_coef: float = 0.5
+    """Value-loss weight; >= 0."""
+    max_grad_norm: float = 0.5
+    """Gradient-norm clip; > 0."""
+    norm_adv: bool = True
+    """Normalise advantages per minibatch."""
+    target_kl: float | None = None
+    """Stop an update's epochs early past this approximate KL; > 0 (None: never)."""
+    hidden: list[int] = field(default_factory=lambda: [256, 256])
+    """MLP widths of the actor and of the critic: a non-empty list, each in [1, 65_536]."""
+    activation: str = "tanh"
+    """tanh | relu."""
+    features: str = "none"
+    """Inputs appended to the observation (agents/policy/features.py); in checkpoints; batch_ppo."""
+    delegate: str | None = None
+    """Agent making the decisions the net does not (agents/policy/delegate.py); batch_ppo."""
+    symmetry: str = "none"
+    """none | suits: canonical suit order (agents/four_aces/symmetry.py); batch_ppo."""
+
+
+@dataclass
+class EvalConfig:
+    """The periodic duplicate-deal evaluation (training/evaluate.py)."""
+
+    interval: int = 500_000
+    """Learner decisions between evaluations (0: only at the end); in [0, 1_000_000_000_000]."""
+    deals: int = 400
+    """Dealt keys per evaluation, each played in every seat rotation; in [1, 1_000_000]."""
+    opponent: str = "heuristic"
+    """The agent in every seat but the policy's: the one to beat (an agent of the game, or
+    policy:PATH)."""
+    baselines: list[str] = field(default_factory=lambda: ["heuristic", "random"])
+    """Agents scored once per run in the policy's place (the curve's horizontal lines)."""
+    seed: int = 20_240_601
+    """Tournament seed: the same deals at every evaluation; in [0, 4_294_967_295]."""
+    workers: int = 1
+    """Tournament processes; in [1, 1_024]."""
+
+
+@dataclass
+class TrainConfig:
+    """A training run (one YAML file in configs/)."""
+
+    game: str = "abracadabra"
+    """A game of envs.registry.GAMES."""
+    options: dict = field(default_factory=dict)
+    """The game's config fields (AbracadabraConfig / FourAcesConfig: variant, reward, ...)."""
+    algo: str = "batch_ppo"
+    """batch_ppo (training/ppo_batch.py) | sb3 (training/sb3_ppo.py); --algo overrides."""
+    seed: int = 1
+    """Seeds the deals, the opponent pool, torch and the seat rotation; in
+    [0, 4_294_967_295]; --seed overrides."""
+    total_steps: int = 1_000_000
+    """Learner decisions to train on; in [1, 1_000_000_000_000]; --total-steps overrides."""
+    max_minutes: float | None = None
+    """Stop after this much training time (evaluation not counted); in (0, 1_000_000]
+    (None: no time limit); --max-minutes overrides."""
+    num_games: int = 256
+    """Games in the batch engine (sb3: n_envs); in [1, 65_536]."""
+    reward_scale: float = 0.05
+    """Multiplies the game reward before learning; > 0."""
+    opponents: list = field(default_factory=lambda: [{"name": "random", "weight": 1.0}])
+    """Pool entries {name, weight, kwargs}, drawn per seat and episode (training/opponents.py):
+    name an agent of the game, self or snapshot; weight >= 0, one of them > 0."""
+    train_self_seats: bool = True
+    """batch_ppo: also learn from the seats the pool gives to "self"."""
+    snapshot_interval: int = 250_000
+    """Learner decisions between frozen snapshots of the learner added to the pool (0:
+    none); in [0, 1_000_000_000_000]."""
+    max_snapshots: int = 8
+    """Snapshots kept in the pool (the oldest is dropped); in [1, 1_000]."""
+    checkpoint_interval: int = 250_000
+    """Learner decisions between resumable checkpoints (--resume; 0: only at the end and
+    on Ctrl-C); in [0, 1_000_000_000_000]."""
+    torch_threads: int = 1
+    """torch.set_num_threads (1: OpenMP spinning hurts on busy cores); in [1, 1_024]."""
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    """PPO hyperparameters."""
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    """The periodic evaluation."""
+
+    def to_dict(self) -> dict:
+        """The config as plain data (what a run folder's config.yaml holds)."""
+        return dataclasses.asdict(self)
+
+
+SECTIONS = {"ppo": PPOConfig, "eval": EvalConfig}
+
+
+# -- messages -------------------------------------------------------------------------------
+def _kind(value) -> str:
+    """What YAML made of ``value``, in words."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    return f"a {type(value).__name__}"
+
+
+def _found(value) -> str:
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"found {text} ({_kind(value)})"
+
+
+def _did_you_mean(name: str, choices) -> str:
+    close = difflib.get_close_matches(str(name), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _message(source: str, problems: list[str]) -> str:
+    if len(problems) == 1:
+        return f"{source}: {problems[0]}"
+    return f"{source}: {len(problems)} problems: " + "; ".join(problems)
+
+
+def _yaml_number(number: float) -> str:
+    """``number`` written so that YAML reads it as a number."""
+    if number.is_integer() and abs(number) < 1e15:
+        return f"{int(number):_}"
+    mantissa, exponent = f"{number:e}".split("e")
+    mantissa = mantissa.rstrip("0")
+    return f"{mantissa}{'0' if mantissa.endswith('.') else ''}e{int(exponent):+d}"
+
+
+def _text_hint(value: str) -> str:
+    """Why a number written as ``value`` came out as text, and how to write it."""
+    try:
+        number = float(value.replace("_", ""))
+    except ValueError:
+        return ""
+    if not math.isfinite(number):
+        return ""
+    return f" (YAML reads {value} as text: write {_yaml_number(number)})"
+
+
+# -- one field --------------------------------------------------------------------------------
+def _check_scalar(value, hint, path: str, problems: list[str]):
+    """``value`` checked against the type ``hint`` (bool, int, float, str, list[int],
+    list[str], with ``| None``) and :data:`LIMITS`; normalised (an integral number for an
+    int field becomes an int). Problems are appended to ``problems``."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        if value is None:
+            return None
+        (hint,) = [a for a in typing.get_args(hint) if a is not type(None)]
+        nullable = " or null"
+    else:
+        nullable = ""
+    limit = LIMITS.get(path)
+    if typing.get_origin(hint) is list:
+        (item,) = typing.get_args(hint)
+        noun = "a non-empty list of integers" if item is int else "a list of names"
+        if not isinstance(value, list) or (item is int and not value):
+            problems.append(f"{path}: {_found(value)}, expected {noun}")
+            return value
+        return [_check_scalar(v, item, f"{path}[{i}]", problems) if item is not int
+                else _check_number(v, True, limit, f"{path}[{i}]", "", problems)
+                for i, v in enumerate(value)]
+    if hint is bool:
+        if not isinstance(value, bool):
+            problems.append(f"{path}: {_found(value)}, expected true or false{nullable}")
+        return value
+    if hint is str:
+        if not isinstance(value, str):
+            problems.append(f"{path}: {_found(value)}, expected text{nullable}")
+        return value
+    return _check_number(value, hint is int, limit, path, nullable, problems)
+
+
+def _check_number(value, integer: bool, limit: Interval | None, path: str, nullable: str,
+                  problems: list[str]):
+    noun = "an integer" if integer else "a number"
+    expected = f"{noun}{f' {limit}' if limit else ''}{nullable}"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        hint = _text_hint(value) if isinstance(value, str) else ""
+        problems.append(f"{path}: {_found(value)}, expected {expected}{hint}")
+        return value
+    if not math.isfinite(value) or (integer and not float(value).is_integer()):
+        problems.append(f"{path}: {_found(value)}, expected {expected}")
+        return value
+    if integer:
+        value = int(value)
+    if limit is not None and value not in limit:
+        problems.append(f"{path}: {_found(value)}, expected {expected}")
+    return value
+
+
+def _check_section(obj, prefix: str, problems: list[str]) -> None:
+    """Check (and normalise in place) every plain field of the dataclass ``obj``."""
+    hints = typing.get_type_hints(type(obj))
+    for f in dataclasses.fields(obj):
+        hint = hints[f.name]
+        if hint in (dict, list) or f.name in SECTIONS:
+            continue  # options, opponents and the sections have their own checks
+        value = getattr(obj, f.name)
+        setattr(obj, f.name, _check_scalar(value, hint, prefix + f.name, problems))
+
+
+def _known_fields(cls, data: Mapping, prefix: str, problems: list[str]) -> dict:
+    """The entries of ``data`` that are fields of ``cls``; each other key is a problem."""
+    names = [f.name for f in dataclasses.fields(cls)]
+    known = {}
+    for key, value in data.items():
+        if key in names:
+            known[key] = value
+            continue
+        hint = _other_section(key, prefix) or _did_you_mean(key, names) \
+            or f"; expected one of {', '.join(names)}"
+        problems.append(f"{prefix}{key}: unknown field{hint}")
+    return known
+
+
+def _other_section(key, prefix: str) -> str:
+    """Where ``key`` belongs when it is a field of another section."""
+    for section, cls in {"": TrainConfig, **SECTIONS}.items():
+        if section + "." != prefix and key in {f.name for f in dataclasses.fields(cls)}:
+            return (f"; {key} belongs in the {section}: section" if section
+                    else f"; {key} is a top-level field, not one of {prefix[:-1]}:")
+    return ""
+
+
+def _choice(value, choices, path: str, problems: list[str], what: str = "") -> bool:
+    if value in choices:
+        return True
+    problems.append(f"{path}: {_found(value)}, expected {what or 'one of'} "
+                    f"{', '.join(map(str, choices))}{_did_you_mean(value, choices)}")
+    return False
+
+
+# -- fields that depend on the game ------------------------------------------------------------
+def _check_options(game: str, options, problems: list[str]) -> None:
+    from envs.registry import get, make_config
+
+    config_class = get(game).load("config")
+    if not isinstance(options, Mapping):
+        problems.append(f"options: {_found(options)}, expected a mapping of "
+                        f"{config_class.__name__} fields")
+        return
+    names = [f.name for f in dataclasses.fields(config_class)]
+    unknown = [key for key in options if key not in names]
+    for key in unknown:
+        hint = _did_you_mean(key, names) or f"; expected one of {', '.join(names)}"
+        problems.append(f"options.{key}: unknown {config_class.__name__} field{hint}")
+    if unknown:
+        return
+    try:
+        make_config(game, **options)
+    except (ValueError, TypeError) as error:
+        problems.append(f"options: {error}")
+
+
+def _agent_names(game: str) -> list[str]:
+    import agents
+
+    return list(agents.available(game))
+
+
+def _check_agent(name, game: str, path: str, problems: list[str]) -> None:
+    """``name`` is an agent of ``game`` or ``policy:PATH`` of an existing file."""
+    if isinstance(name, str) and name.startswith("policy:"):
+        if not Path(name[len("policy:"):]).is_file():
+            problems.append(f"{path}: {name!r} names no file; expected policy:PATH of a "
+                            f"checkpoint")
+        return
+    if not isinstance(name, str):
+        problems.append(f"{path}: {_found(name)}, expected an agent name")
+        return
+    _choice(name, _agent_names(game), path, problems,
+            f"an agent of {game} (or policy:PATH), one of")
+
+
+def _check_opponents(game: str, entries, problems: list[str]) -> None:
+    from training.opponents import SELF, SNAPSHOT
+
+    if not isinstance(entries, list) or not entries:
+        problems.append(f"opponents: {_found(entries)}, expected a non-empty list of "
+                        f"{{name, weight, kwargs}} entries")
+        return
+    names = [*_agent_names(game), SELF, SNAPSHOT]
+    keys = ("name", "weight", "kwargs")
+    total = 0.0
+    for i, entry in enumerate(entries):
+        where = f"opponents[{i}]"
+        if isinstance(entry, str):
+            entry = {"name": entry}
+        if not isinstance(entry, Mapping):
+            problems.append(f"{where}: {_found(entry)}, expected an agent name or a mapping "
+                            f"with keys name, weight, kwargs")
+            continue
+        for key in entry:
+            if key not in keys:
+                problems.append(f"{where}.{key}: unknown key{_did_you_mean(key, keys)}; "
+                                f"expected name, weight, kwargs")
+        if "name" not in entry:
+            problems.append(f"{where}: no name; expected an agent of {game}, self or snapshot")
+        elif isinstance(entry["name"], str):
+            _choice(entry["name"], names, f"{where}.name", problems,
+                    f"an agent of {game}, self or snapshot: one of")
+        else:
+            problems.append(f"{where}.name: {_found(entry['name'])}, expected an agent name")
+        before = len(problems)
+        weight = _check_number(entry.get("weight", 1.0), False, LIMITS["opponents[].weight"],
+                               f"{where}.weight", "", problems)
+        if len(problems) == before:
+            total += weight
+        kwargs = entry.get("kwargs")
+        if kwargs is not None and not (isinstance(kwargs, Mapping)
+                                       and all(isinstance(k, str) for k in kwargs)):
+            problems.append(f"{where}.kwargs: {_found(kwargs)}, expected a mapping of "
+                            f"keyword arguments of the agent")
+    if total <= 0 and not problems:
+        problems.append("opponents: every weight is 0, expected at least one weight > 0")
+
+
+def _check_combination(cfg: TrainConfig, problems: list[str]) -> None:
+    """The checks that read more than one field (the fields are well typed)."""
+    from agents.four_aces.symmetry import check_symmetry
+    from agents.policy.delegate import check_delegate
+    from agents.policy.features import FEATURES
+
+    game, p = cfg.game, cfg.ppo
+    _check_options(game, cfg.options, problems)
+    _check_opponents(game, cfg.opponents, problems)
+    _check_agent(cfg.eval.opponent, game, "eval.opponent", problems)
+    for i, name in enumerate(cfg.eval.baselines):
+        _check_agent(name, game, f"eval.baselines[{i}]", problems)
+    _choice(p.activation, ACTIVATIONS, "ppo.activation", problems)
+    if _choice(p.features, tuple(FEATURES), "ppo.features", problems):
+        if p.features != "none" and not p.features.startswith(game):
+            problems.append(f"ppo.features: {p.features!r} does not fit game {game!r}")
+        elif p.features.startswith("four_aces") and isinstance(cfg.options, Mapping):
+            free = cfg.options.get("scoring") == "free"
+            if (p.features == "four_aces_free") != free:
+                want = ("four_aces_free" if free
+                        else "four_aces, four_aces_refill or four_aces_turns")
+                problems.append(f"ppo.features: {p.features!r} scores with the other K3 rule "
+                                f"than options.scoring: use {want}")
+    for name, check in (("delegate", check_delegate), ("symmetry", check_symmetry)):
+        try:
+            check(game, getattr(p, name))
+        except ValueError as error:
+            problems.append(f"ppo.{error}")
+    if cfg.algo == "sb3":
+        if p.delegate is not None:
+            problems.append("ppo.delegate needs algo: batch_ppo (the sb3 path trains on every "
+                            "decision)")
+        for name in ("features", "symmetry"):  # input transforms the sb3 MlpPolicy lacks
+            if getattr(p, name) != "none":
+                problems.append(f"ppo.{name} needs algo: batch_ppo (the sb3 path feeds raw "
+                                "observations to its MlpPolicy)")
+
+
+def config_problems(cfg: TrainConfig) -> list[str]:
+    """Every problem of ``cfg``, one string each (``field: found ..., expected ...``);
+    normalises the fields it accepts (an integral number for an int field becomes an int)."""
+    from envs.registry import GAMES
+
+    problems: list[str] = []
+    for name, cls in SECTIONS.items():
+        section = getattr(cfg, name)
+        if not isinstance(section, cls):
+            problems.append(f"{name}: {_found(section)}, expected a {cls.__name__}")
+            return problems
+    _check_section(cfg, "", problems)
+    _check_section(cfg.ppo, "ppo.", problems)
+    _check_section(cfg.eval, "eval.", problems)
+    game_ok = _choice(cfg.game, GAMES, "game", problems)
+    _choice(cfg.algo, ALGOS, "algo", problems)
+    if game_ok and not problems:
+        _check_combination(cfg, problems)
+    return problems
+
+
+def check_config(cfg: TrainConfig, source: str = "training config") -> TrainConfig:
+    """``cfg`` after checking every field (names, types, ranges, choices, combinations);
+    one ``ValueError`` naming ``source`` and each field that is not allowed. Normalises what
+    it accepts (an integral number for an int field becomes an int). A program that builds
+    or changes a TrainConfig itself calls this; :func:`training.train.train` does too."""
+    problems = config_problems(cfg)
+    if problems:
+        raise ValueError(_message(source, problems))
+    return cfg
+
+
+# -- building and loading -----------------------------------------------------------------------
+def merge_overrides(data: Mapping | None, overrides: Mapping[str, Any] | None) -> dict:
+    """A copy of the parsed mapping ``data`` with ``overrides`` set in it.
+
+    ``overrides`` maps field names to values; a ``None`` value is skipped (an option not
+    given) and a dotted name (``ppo.learning_rate``) sets a field of a section.
+    """
+    merged = dict(data or {})
+    for name, value in (overrides or {}).items():
+        if value is None:
+            continue
+        section, _, key = name.rpartition(".")
+        if section:
+            current = merged.get(section)
+            merged[section] = {**(current if isinstance(current, Mapping) else {}), key: value}
+        else:
+            merged[key] = value
+    return merged
+
+
+def config_from_dict(data: Mapping | None, source: str = "training config") -> TrainConfig:
+    """A validated :class:`TrainConfig` from a parsed YAML mapping (``None``: all defaults);
+    ``source`` names it in the ``ValueError`` listing every problem."""
+    if data is None:
+        data = {}
+    if not isinstance(data, Mapping):
+        names = ", ".join(f.name for f in dataclasses.fields(TrainConfig))
+        raise ValueError(f"{source}: {_found(data)}, expected a mapping of config fields "
+                         f"({names})")
+    data = dict(data)
+    problems: list[str] = []
+    sections = {}
+    for name, cls in SECTIONS.items():
+        raw = data.pop(name, None)
+        if raw is None:
+            raw = {}
+        elif not isinstance(raw, Mapping):
+            problems.append(f"{name}: {_found(raw)}, expected a mapping of {cls.__name__} "
+                            f"fields")
+            raw = {}
+        sections[name] = cls(**_known_fields(cls, raw, f"{name}.", problems))
+    cfg = TrainConfig(**_known_fields(TrainConfig, data, "", problems), **sections)
+    problems += config_problems(cfg)
+    if problems:
+        raise ValueError(_message(source, problems))
+    return cfg
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a mapping repeating a key (YAML keeps the last)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                repeated = key in seen
+                seen.add(key)
+            except TypeError:  # an unhashable key: SafeLoader reports it
+                continue
+            if repeated:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"the key {key!r} appears twice", key_node.start_mark)
+        return super().construct_mapping(node, deep)
+
+
+def _existing_configs(path: Path) -> str:
+    """The configs there are, for the message on a missing config file."""
+    folder = path.parent if path.parent.is_dir() and any(path.parent.glob("*.yaml")) \
+        else CONFIG_DIR
+    names = sorted(p.name for p in folder.glob("*.yaml"))
+    if not names:
+        return f"{folder} holds no .yaml config"
+    shown = path.parent if folder == path.parent else folder
+    hint = _did_you_mean(path.name, names)
+    return f"the configs in {shown}/ are: {', '.join(names)}{hint}"
+
+
+def read_config_file(path: str | Path) -> dict:
+    """The mapping of a YAML config file; ``ValueError`` naming the file for a missing,
+    unreadable, empty or invalid file, a repeated key or a document that is not a mapping."""
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"config file {path} does not exist; {_existing_configs(path)}")
+    if not path.is_file():
+        raise ValueError(f"config file {path} is not a file; expected a YAML file such as "
+                         f"configs/abracadabra_four.yaml")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"config file {path} is not UTF-8 text (byte {error.start}); "
+                         f"expected a YAML file") from None
+    except OSError as error:
+        raise ValueError(f"config file {path} cannot be read ({error.strerror})") from None
+    try:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise ValueError(f"config file {path}: {where}not valid YAML ({problem})") from None
+    if data is None:
+        raise ValueError(f"config file {path} is empty; expected a mapping of config fields "
+                         f"such as game, options, total_steps (training/config.py)")
+    if not isinstance(data, Mapping):
+        names = ", ".join(f.name for f in dataclasses.fields(TrainConfig))
+        raise ValueError(f"config file {path}: {_found(data)}, expected a mapping of config "
+                         f"fields ({names})")
+    return dict(data)
+
+
+def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None) -> TrainConfig:
+    """The validated :class:`TrainConfig` of a YAML file, with ``overrides`` (field name ->
+    value, see :func:`merge_overrides`) merged in before validation. One ``ValueError``
+    names the file (and the overrides given) and every problem; nothing is created."""
+    data = read_config_file(path)
+    given = {k: v for k, v in (overrides or {}).items() if v is not None}
+    source = f"config file {path}"
+    if given:
+        source += " with " + ", ".join(f"{k}={v!r}" for k, v in given.items())
+    return config_from_dict(merge_overrides(data, given), source)

@@ -1,0 +1,158 @@
+"""The evaluation of a training run: duplicate-deal tournaments against a fixed opponent.
+
+Every ``eval.interval`` learner decisions the policy plays a duplicate tournament
+(``arena.tournament.run_tournament``, every seat rotation) in one seat against
+``eval.opponent`` in every other seat. The score is the policy's mean points per deal; the
+difference is its mean points minus the opponents' mean points on the same deals, with a
+95 % CI over deals. Each ``eval.baselines`` agent is scored the same way in the policy's
+place once per run: the horizontal lines of the learning curve.
+
+:class:`Evaluator` keeps a run folder's ``eval.csv``, ``baselines.json``,
+``policy_best.pt`` and ``learning_curve.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from training.config import TrainConfig
+
+
+def tournament_options(options: dict) -> dict:
+    """The game options of a tournament: training-only fields removed."""
+    return {k: v for k, v in options.items() if k not in ("episode", "reward")}
+
+
+def score_candidate(game: str, options: dict, candidate: str, opponent: str, deals: int,
+                    seed: int, workers: int = 1, kwargs: dict | None = None) -> dict:
+    """``candidate`` in one seat, ``opponent`` in all others, every rotation, duplicate
+    deals. Its mean points per deal, the opponents', and the paired difference + CI."""
+    from arena.stats import mean_ci
+    from arena.tournament import run_tournament
+    from envs.registry import num_seats
+
+    seats = num_seats(game, **options)
+    lineup = [f"candidate={candidate}"] + [f"opponent{i}={opponent}" for i in range(1, seats)]
+    result = run_tournament(game, lineup, deals, seed, tournament_options(options),
+                            workers=workers, progress=False,
+                            agent_kwargs={"candidate": kwargs} if kwargs else None)
+    table = result.games
+    mine = table["agent"] == "candidate"
+    per_deal = table.groupby([mine, table["deal"]])["points"].mean()
+    ours, theirs = per_deal.loc[True], per_deal.loc[False]
+    diff, low, high = mean_ci((ours - theirs.reindex(ours.index)).to_numpy())
+    return {"points": float(ours.mean()), "opponent_points": float(theirs.mean()),
+            "diff": diff, "diff_low": low, "diff_high": high, "deals": deals,
+            "seconds": result.elapsed_s}
+
+
+class Evaluator:
+    """Scores checkpoints on the same duplicate deals; keeps eval.csv, baselines.json and
+    the learning curve of a run folder."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: Path):
+        self.cfg = cfg
+        self.run_dir = run_dir
+        self.csv = run_dir / "eval.csv"
+        self.rows: list[dict] = []
+        if self.csv.exists():
+            import pandas as pd
+
+            try:
+                self.rows = pd.read_csv(self.csv).to_dict("records")
+            except (ValueError, OSError) as error:  # pandas' parser errors are ValueErrors
+                raise ValueError(f"{self.csv} cannot be read ({error}); expected the eval.csv "
+                                 f"of an earlier session of this run") from None
+            missing = {"steps", "diff"} - set(self.rows[0]) if self.rows else set()
+            if missing:
+                raise ValueError(f"{self.csv} lacks the column(s) {sorted(missing)}; expected "
+                                 f"the eval.csv of an earlier session of this run")
+        self.best = max((r["diff"] for r in self.rows), default=-math.inf)
+        self._baselines: dict | None = None
+
+    def baselines(self) -> dict:
+        """The baseline agents' scores, computed once per run (baselines.json)."""
+        path = self.run_dir / "baselines.json"
+        if self._baselines is None and path.exists():
+            try:
+                self._baselines = json.loads(path.read_text())
+            except (ValueError, OSError) as error:
+                raise ValueError(f"{path} cannot be read ({error}); expected the baselines "
+                                 f"of an earlier session of this run") from None
+        if self._baselines is None:
+            e = self.cfg.eval
+            self._baselines = {
+                name: score_candidate(self.cfg.game, self.cfg.options, name, e.opponent,
+                                      e.deals, e.seed, e.workers)
+                for name in e.baselines
+            }
+            path.write_text(json.dumps(self._baselines, indent=2) + "\n")
+        return self._baselines
+
+    def evaluate(self, policy_path: Path, steps: int, elapsed_s: float) -> dict:
+        """Score the checkpoint at ``policy_path``; append its row to eval.csv, keep it as
+        policy_best.pt if it is the best so far, redraw the curve. The row."""
+        e = self.cfg.eval
+        row = score_candidate(self.cfg.game, self.cfg.options, "policy", e.opponent, e.deals,
+                              e.seed, e.workers, kwargs={"path": str(policy_path)})
+        row = {"steps": int(steps), "train_seconds": round(elapsed_s, 1), **row}
+        self.rows.append(row)
+        import pandas as pd
+
+        pd.DataFrame(self.rows).to_csv(self.csv, index=False)
+        if row["diff"] > self.best:
+            self.best = row["diff"]
+            (self.run_dir / "policy_best.pt").write_bytes(policy_path.read_bytes())
+        self.plot()
+        return row
+
+    def plot(self) -> Path:
+        """Draw learning_curve.png: points and paired difference vs. learner decisions."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        e = self.cfg.eval
+        steps = np.array([r["steps"] for r in self.rows], dtype=float)
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+        ax1.plot(steps, [r["points"] for r in self.rows], "o-", color="C0", label="policy")
+        colors = iter(["C1", "C2", "C3", "C4", "C5"])
+        for name, base in self.baselines().items():
+            ax1.axhline(base["points"], ls="--", color=next(colors), label=name)
+        ax1.set(xlabel="learner decisions", ylabel="mean points per deal",
+                title=f"{self.cfg.game} {_table_label(self.cfg)}: vs {e.opponent}")
+        ax1.legend(fontsize=8)
+        diff = np.array([r["diff"] for r in self.rows])
+        low = np.array([r["diff_low"] for r in self.rows])
+        high = np.array([r["diff_high"] for r in self.rows])
+        ax2.plot(steps, diff, "o-", color="C0", label="policy - opponents")
+        ax2.fill_between(steps, low, high, color="C0", alpha=0.2, label="95% CI")
+        ax2.axhline(0.0, ls="--", color="C1", label=f"{e.opponent} (= 0)")
+        ax2.set(xlabel="learner decisions", ylabel="points difference per deal",
+                title=f"duplicate, {e.deals} deals x every rotation")
+        ax2.legend(fontsize=8)
+        fig.tight_layout()
+        path = self.run_dir / "learning_curve.png"
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        return path
+
+
+def _table_label(cfg: TrainConfig) -> str:
+    """``variant=four`` / ``num_players=4`` where the config picks the table size."""
+    from envs.registry import get
+
+    option = get(cfg.game).table_option
+    return f"{option}={cfg.options[option]}" if option in cfg.options else ""
+
+
+def eval_line(row: dict) -> str:
+    """One line on an evaluation row: the policy's points, the opponents', the difference."""
+    return (f"eval @ {row['steps']:,} steps: policy {row['points']:.2f} pts/deal vs opponents "
+            f"{row['opponent_points']:.2f}; diff {row['diff']:+.2f} "
+            f"[{row['diff_low']:+.2f}, {row['diff_high']:+.2f}]")
