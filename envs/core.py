@@ -26,6 +26,125 @@ def check_int(name: str, value: object, low: int, high: int | None = None) -> No
         raise ValueError(f"{name}={value!r} is not allowed: expected an integer {bound}")
 
 
+def check_seed(seed: object) -> None:
+    """Raise ``ValueError`` unless ``seed`` (of ``reset``) is None or an integer >= 0."""
+    if seed is not None:
+        check_int("seed", seed, 0)
+
+
+def _as_array(name: str, value: object) -> np.ndarray:
+    """``value`` as a numpy array, or ``ValueError`` naming ``name``: ragged or mixed
+    sequences (a list of bools and numbers) are refused rather than coerced."""
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return np.zeros(0, np.intp)  # an empty list: nothing (no game, no key)
+        flags = [isinstance(v, (bool, np.bool_)) for v in value]
+        if any(flags) and not all(flags):
+            raise ValueError(f"{name} mixes booleans with other values: {value!r}")
+    try:
+        return np.asarray(value)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{name} is not an array: {error}") from None
+
+
+def _describe(array: np.ndarray) -> str:
+    return f"{array.dtype} array of shape {array.shape}"
+
+
+def check_games(games: object, batch_size: int) -> np.ndarray:
+    """The rows (intp, in the order given) that ``games`` selects. ``games`` is exactly
+    one of: a bool mask of shape (batch_size,) (the rows where it is True), or integer
+    indices, a 1-d array or list of distinct ints in 0..batch_size-1 (the dtype decides:
+    bool dtype is a mask, an integer dtype is indices). Anything else (floats, strings,
+    objects or None entries, a mask of another length, an index out of range or given
+    twice) raises ``ValueError`` naming ``games``."""
+    array = _as_array("games", games)
+    if array.dtype == bool:
+        if array.shape != (batch_size,):
+            raise ValueError(f"games must be a bool mask of shape ({batch_size},) or integer "
+                             f"indices; got a bool array of shape {array.shape}")
+        return np.flatnonzero(array)
+    if array.dtype.kind not in "iu" or array.ndim != 1:
+        raise ValueError(f"games must be a bool mask of shape ({batch_size},) or a 1-d array "
+                         f"of integer indices 0..{batch_size - 1}; got {_describe(array)}")
+    if len(array) and (array.min() < 0 or array.max() >= batch_size):
+        bad = array[(array < 0) | (array >= batch_size)][0]
+        raise ValueError(f"games holds index {bad}: expected indices 0..{batch_size - 1}")
+    rows = array.astype(np.intp)
+    seen = np.bincount(rows, minlength=batch_size)
+    if len(rows) and seen.max() > 1:
+        raise ValueError(f"games names game {int(np.argmax(seen))} {int(seen.max())} times: "
+                         "expected each game at most once")
+    return rows
+
+
+def check_game_seeds(game_seeds: object, count: int) -> np.ndarray:
+    """uint64 [count]: ``game_seeds`` as 64-bit keys. Exactly ``count`` integers in
+    0..2**64-1, a 1-d integer array or a list of ints (no floats, bools, strings or
+    negative numbers); anything else raises ``ValueError`` naming ``game_seeds``."""
+    if isinstance(game_seeds, (list, tuple)) and all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+        for v in game_seeds
+    ):
+        bad = [v for v in game_seeds if not 0 <= v < 2**64]
+        if bad:
+            raise ValueError(f"game_seeds holds {bad[0]}: expected integers in 0..2**64-1")
+        array = np.array([int(v) for v in game_seeds], dtype=np.uint64).reshape(-1)
+    else:
+        array = _as_array("game_seeds", game_seeds)
+    if array.dtype.kind not in "iu" or array.ndim != 1:
+        raise ValueError(f"game_seeds must be a 1-d array of integers in 0..2**64-1, one per "
+                         f"reset game; got {_describe(array)}")
+    if array.dtype.kind == "i" and len(array) and array.min() < 0:
+        raise ValueError(f"game_seeds holds {array.min()}: expected integers in 0..2**64-1")
+    if len(array) != count:
+        raise ValueError(f"game_seeds holds {len(array)} seeds for {count} reset games: "
+                         "expected one per reset game")
+    return array.astype(np.uint64)
+
+
+def check_active(active: object, batch_size: int) -> np.ndarray | None:
+    """``active`` of ``step``: None (every game), or a bool mask of shape (batch_size,)
+    (a bool array or a list of bools); anything else raises ``ValueError``."""
+    if active is None:
+        return None
+    array = _as_array("active", active)
+    if array.dtype != bool or array.shape != (batch_size,):
+        raise ValueError(f"active must be a bool mask of shape ({batch_size},); got "
+                         f"{_describe(array)}")
+    return array
+
+
+def check_actions(actions: object, batch_size: int) -> np.ndarray:
+    """int64 [batch_size]: ``actions`` of ``step``, an integer array (or list of ints) of
+    shape (batch_size,). Floats are refused, never truncated; bools, strings and other
+    shapes too (``ValueError`` naming ``actions``). Whether each action is legal is the
+    engine's check."""
+    array = _as_array("actions", actions)
+    if array.dtype.kind not in "iu" or array.shape != (batch_size,):
+        raise ValueError(f"actions must be integers of shape ({batch_size},), one per game; "
+                         f"got {_describe(array)}")
+    if array.dtype == np.uint64 and len(array) and array.max() >= 2**63:
+        raise ValueError(f"actions holds {array.max()}: not an action id")
+    return array.astype(np.int64, copy=False)
+
+
+def check_seats(seats: object, batch_size: int, num_players: int) -> np.ndarray:
+    """intp [batch_size]: ``seats`` of ``observe``, integer seat numbers 0..num_players-1
+    of shape (batch_size,), or one integer for every game; anything else (floats, bools,
+    another shape, a seat out of range) raises ``ValueError`` naming ``seats``."""
+    array = _as_array("seats", seats)
+    if array.dtype.kind not in "iu" or array.shape not in ((batch_size,), ()):
+        raise ValueError(f"seats must be integers of shape ({batch_size},) (or one integer); "
+                         f"got {_describe(array)}")
+    if array.size and (array.min() < 0 or array.max() >= num_players):
+        raise ValueError(f"seats must be seat numbers in 0..{num_players - 1}; got "
+                         f"{array.min() if array.min() < 0 else array.max()}")
+    return np.broadcast_to(array, (batch_size,)).astype(np.intp)
+
+
 def check_out(out: object, batch_size: int, size: int, int8_error: str | None = None
               ) -> None:
     """Raise ``ValueError`` unless ``out`` can take a batch of observations in place: a
@@ -153,9 +272,14 @@ class BatchEngine:
     def observation_size(self) -> int:
         return self.layout.size
 
-    def reset(self, seed: int | None = None, games: np.ndarray | None = None) -> None:
-        """Start new episodes: all games, or only those where the bool mask ``games`` is
-        set (auto-reset of finished games). ``seed`` re-seeds the engine's generator."""
+    def reset(self, seed: int | None = None, games: np.ndarray | None = None,
+              game_seeds: np.ndarray | None = None) -> None:
+        """Start new episodes: all games, or those ``games`` selects (auto-reset of finished
+        games): a bool mask of shape (B,) or distinct integer indices in 0..B-1, decided by
+        the dtype (:func:`check_games`). ``seed`` (an int >= 0) re-seeds the engine's
+        generator; ``game_seeds`` gives the selected games their 64-bit keys, one integer
+        each, in the order ``games`` names them (:func:`check_game_seeds`). A bad argument
+        raises ``ValueError`` naming it before anything changes (the generator too)."""
         raise NotImplementedError
 
     def legal_action_mask(self) -> np.ndarray:
@@ -165,8 +289,9 @@ class BatchEngine:
 
     def observe(self, seats: np.ndarray | None = None, out: np.ndarray | None = None,
                 dtype: object = None) -> np.ndarray:
-        """float32 [B, layout.size]: each game's observation from ``seats`` (int [B];
-        default the current player), seat-relative, as a fresh array; or written in full
+        """float32 [B, layout.size]: each game's observation from ``seats`` (integers of
+        shape (B,), or one integer for all, :func:`check_seats`; default the current
+        player), seat-relative, as a fresh array; or written in full
         into ``out`` (float32 or int8 [B, layout.size], C-contiguous; see
         :func:`check_out`), which is returned. ``dtype=np.int8`` (or an int8 ``out``)
         gives the integer observation: times :attr:`observation_scale` it is the float32
@@ -181,9 +306,11 @@ class BatchEngine:
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
         """Apply one action per game (games where ``active`` is False, or that are over,
-        are left alone). Returns float32 [B, P]: the reward each seat earned by this step
-        (non-zero when a deal or round ends). An illegal action raises ``ValueError``
-        naming it, and changes nothing in any game."""
+        are left alone). ``actions``: integers of shape (B,) (floats are refused, never
+        truncated: :func:`check_actions`); ``active``: None or a bool mask of shape (B,)
+        (:func:`check_active`). Returns float32 [B, P]: the reward each seat earned by this
+        step (non-zero when a deal or round ends). A bad argument or an illegal action
+        raises ``ValueError`` naming it, and changes nothing in any game."""
         raise NotImplementedError
 
     def result(self, game: int = 0) -> dict | None:
@@ -217,31 +344,26 @@ def random_keys(rng: np.random.Generator, n: int) -> np.ndarray:
 
 def games_to_reset(
     batch_size: int,
-    games: np.ndarray | None,
-    game_seeds: np.ndarray | None,
-    rng: np.random.Generator,
-) -> tuple[np.ndarray, np.ndarray]:
+    games: object,
+    game_seeds: object,
+    rng: np.random.Generator | None,
+) -> tuple[np.ndarray, np.ndarray | None]:
     """The rows a ``reset(games=…, game_seeds=…)`` call starts and their 64-bit keys.
 
-    ``games`` is a bool mask of shape (batch_size,) (None: every game); ``game_seeds`` one
-    key per reset game (None: fresh keys from ``rng``). Bad arguments raise ValueError.
+    ``games`` (see :func:`check_games`; None: every game) selects the rows, returned in
+    ascending order. ``game_seeds`` (see :func:`check_game_seeds`) holds one key per
+    selected game, in the order ``games`` names them (for a mask: ascending rows); None
+    draws fresh keys from ``rng``, or returns None for the keys when ``rng`` is None (the
+    caller validates first and draws after re-seeding). Bad arguments raise ValueError
+    before anything is drawn.
     """
-    if games is None:
-        rows = np.arange(batch_size)
-    else:
-        games = np.asarray(games, dtype=bool)
-        if games.shape != (batch_size,):
-            raise ValueError(f"games must be a bool mask of shape ({batch_size},)")
-        rows = np.flatnonzero(games)
-    if game_seeds is None:
-        return rows, random_keys(rng, len(rows))
-    try:
-        keys = np.asarray(game_seeds, dtype=np.uint64).reshape(-1)
-    except (OverflowError, TypeError, ValueError) as error:
-        raise ValueError(f"game_seeds must be integers in 0..2**64-1: {error}") from None
-    if len(keys) != len(rows):
-        raise ValueError(f"game_seeds holds {len(keys)} seeds for {len(rows)} games")
-    return rows, keys
+    rows = np.arange(batch_size) if games is None else check_games(games, batch_size)
+    keys = None if game_seeds is None else check_game_seeds(game_seeds, len(rows))
+    order = np.argsort(rows, kind="stable")
+    rows = rows[order]
+    if keys is not None:
+        return rows, keys[order]
+    return rows, (None if rng is None else random_keys(rng, len(rows)))
 
 
 def hashed_uniform(keys: np.ndarray, counters: np.ndarray, size: int) -> np.ndarray:

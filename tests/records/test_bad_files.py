@@ -122,7 +122,7 @@ BAD_LINES = [
     ("variant-unknown", edit("abracadabra", put("options.variant", "five")),
      ["field options.variant: variant='five' is not allowed: expected one of"]),
     ("ante-out-of-range", edit("abracadabra", put("options.ante", 0)),
-     ["field options.ante: ante=0 is not allowed: expected an integer >= 1"]),
+     ["field options.ante: ante=0 is not allowed: expected an integer 1..1048576"]),
     ("players-out-of-range", edit("four_aces", put("options.num_players", 7)),
      ["field options.num_players: num_players=7 is not allowed: expected an integer 3..5"]),
     ("deal-not-object", edit("abracadabra", put("deal", [])),

@@ -1,0 +1,116 @@
+"""``cardrl fuzz``: random play of every configuration with the rules' invariants checked
+after every step (:mod:`envs.fuzz`).
+
+    cardrl fuzz --minutes 10                 # both games, every configuration, 10 minutes
+    cardrl fuzz --deals 1000000 --batch 4096 # until each game has a million deals/rounds
+    cardrl fuzz --only "four_aces num_players=5 ..." --seed 3   # one case, as in a run
+
+Writes ``fuzz.md`` (headed by the exact command, the machine and the date) in ``--out``:
+by default ``runs/fuzz`` (an ignored folder); the committed ``results/fuzz.md`` is
+regenerated only by the command at its top, which names ``--out results``. Exit status 0
+when no invariant failed, 1 when some did (each is in the report with its case, seed and
+step).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+
+#: where the report goes without --out (runs/ is ignored by git)
+DEFAULT_OUT = "runs/fuzz"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's flags."""
+    parser.epilog = "exit status: 0 no invariant failed; 1 some did (listed in fuzz.md)"
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="time for the whole run, shared equally by the games and "
+                             "their configurations (default 5 unless --deals is given)")
+    parser.add_argument("--deals", type=int, default=None,
+                        help="play until each game has this many finished deals "
+                             "(Abracadabra) or rounds (Four Aces), shared by its "
+                             "configurations; with --minutes, whichever comes first")
+    parser.add_argument("--batch", type=int, default=1024,
+                        help="games played together in one engine (default 1024)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
+    parser.add_argument("--game", choices=("abracadabra", "four_aces", "all"), default="all",
+                        help="the game(s) to fuzz (default all)")
+    parser.add_argument("--only", default=None, metavar="CASE",
+                        help="only the configuration with this label (as in the report)")
+    parser.add_argument("--out", default=DEFAULT_OUT,
+                        help=f"output folder of fuzz.md (default {DEFAULT_OUT}; the committed "
+                             "report is regenerated with the command at the top of "
+                             "results/fuzz.md, which names --out results)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The command as the report prints it, every argument spelled out (shell-quoted)."""
+    words = ["cardrl", "fuzz"]
+    if args.minutes is not None:
+        words += ["--minutes", f"{args.minutes:g}"]
+    if args.deals is not None:
+        words += ["--deals", str(args.deals)]
+    words += ["--batch", str(args.batch), "--seed", str(args.seed), "--game", args.game]
+    if args.only is not None:
+        words += ["--only", args.only]
+    return shlex.join([*words, "--out", str(args.out)])
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the fuzz, write the report and print its totals; bad arguments are a
+    ValueError with the whole message."""
+    from tqdm import tqdm
+
+    from envs.fuzz import all_cases
+    from envs.fuzz.report import markdown, summary
+    from envs.fuzz.runner import run_cases
+    from records.provenance import machine_line, utc_now
+
+    if args.batch < 1:
+        raise ValueError(f"--batch {args.batch} is not allowed: expected an integer >= 1")
+    if args.minutes is not None and not args.minutes > 0:
+        raise ValueError(f"--minutes {args.minutes} is not allowed: expected a number > 0")
+    if args.deals is not None and args.deals < 1:
+        raise ValueError(f"--deals {args.deals} is not allowed: expected an integer >= 1")
+    if not 0 <= args.seed < 2**31:
+        raise ValueError(f"--seed {args.seed} is not allowed: expected 0..2**31-1")
+    minutes = 5.0 if args.minutes is None and args.deals is None else args.minutes
+    cases = all_cases(None if args.game == "all" else args.game)
+    if args.only is not None:
+        cases = [c for c in cases if c.label == args.only]
+        if not cases:
+            raise ValueError(f"--only {args.only!r}: no such configuration (labels are "
+                             "those of the report's 'Per configuration' table)")
+    seconds = None if minutes is None else minutes * 60
+    played: dict[str, float] = {}  # case label -> seconds (or deals) played so far
+    bar_total = seconds if seconds is not None else args.deals * len({c.game for c in cases})
+    with tqdm(total=round(bar_total), desc="fuzz", unit="s" if seconds else " deals",
+              disable=args.no_progress, file=sys.stderr) as bar:
+
+        def progress(result) -> None:
+            played[result.case.label] = result.seconds if seconds else result.deals
+            bar.update(min(int(sum(played.values())), bar.total) - bar.n)
+            bar.set_postfix_str(f"{result.case.game} case {len(played)}/{len(cases)}",
+                                refresh=False)
+
+        results = run_cases(cases, args.batch, args.seed, seconds=seconds, deals=args.deals,
+                            progress=progress)
+    header = [f"Command: `{command_line(args)}`", "",
+              f"Machine: {machine_line()}. Date: {utc_now()}. Batch: {args.batch} games per "
+              f"engine; {sum(r.seconds for r in results):.0f} s of play."]
+    os.makedirs(args.out, exist_ok=True)
+    path = os.path.join(args.out, "fuzz.md")
+    with open(path, "w") as f:
+        f.write(markdown(results, header))
+    failed = 0
+    for game, row in summary(results).items():
+        print(f"{game}: {row['cases']} configurations, {row['deals']:,} deals/rounds, "
+              f"{row['agent_steps']:,} agent steps, {row['probes']:,} probes, "
+              f"{row['violations']} violations")
+        failed += row["violations"]
+    print(f"report: {path}")
+    return 1 if failed else 0
