@@ -1,6 +1,6 @@
 """Abracadabra rules engine: pure numpy, batch-first, no RL framework.
 
-Rules (RULES.md A–M, cited by id below). After the deal (B) every bidding player, from the
+Rules (docs/rules.md A–M, cited by id below). After the deal (B) every bidding player, from the
 left of the dealer, bids a number of tricks and stakes the ante (C1–C2); the highest bid,
 ties to the earliest bidder, makes the declarer and the target T (C3). The declarer may show
 cards to raise his stake (D1–D2), then leads (E1). Players follow suit (E2; the joker is the
@@ -51,16 +51,23 @@ import numpy as np
 from envs.cards import CARD_NAMES, JOKER, NUM_CARDS, SUIT_OF, names, parse_card
 from envs.core import (
     BatchEngine,
+    check_actions,
+    check_active,
+    check_int,
     check_out,
+    check_seats,
+    check_seed,
     games_to_reset,
     hashed_uniform,
     observation_buffer,
+    random_keys,
     shuffled,
     stable_argsort_rows,
 )
 
 from .config import AbracadabraConfig
 from .observation import LAYOUT, ObservationEncoder, int8_error, observation_scale
+from .resample import copy_generator, game_rows, generator_for, resample_state, take_games
 from .rules import (
     ACTION_NAMES,
     BID_OFFSET,
@@ -180,14 +187,20 @@ class AbracadabraEngine(BatchEngine):
         games: np.ndarray | None = None,
         game_seeds: np.ndarray | None = None,
     ) -> None:
-        """Start new episodes in every game, or in those where the bool mask ``games`` is
-        set. ``seed`` re-seeds the engine's generator; each reset game gets a 64-bit key,
-        from ``game_seeds`` (one per reset game) or drawn from the generator. A game's k-th
-        deal and its first dealer are pure functions of its key (B1, B2)."""
+        """Start new episodes in every game, or in those ``games`` selects: a bool mask of
+        shape (B,), or distinct integer indices in 0..B-1 (the dtype decides; see
+        :func:`~envs.core.check_games`). ``seed`` (an int >= 0) re-seeds the engine's
+        generator; each reset game gets a 64-bit key, from ``game_seeds`` (integers in
+        0..2**64-1, one per reset game in the order ``games`` names them) or drawn from the
+        generator. A game's k-th deal and its first dealer are pure functions of its key
+        (B1, B2). A bad argument raises ``ValueError`` naming it; nothing changes."""
         s = self.state
+        check_seed(seed)
+        g, keys = games_to_reset(self.batch_size, games, game_seeds, None)  # validates
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        g, keys = games_to_reset(self.batch_size, games, game_seeds, self._rng)
+        if keys is None:
+            keys = random_keys(self._rng, len(g))
         if len(g) == 0:
             return
         s.key[g] = keys
@@ -248,6 +261,7 @@ class AbracadabraEngine(BatchEngine):
         s.num_shown[g] = 0
         s.stakes[g] = 0
         s.played_bits[g] = 0
+        s.void_bits[g] = 0
         s.trick[g] = -1
         s.trick_size[g] = 0
         s.leader[g] = -1
@@ -272,12 +286,10 @@ class AbracadabraEngine(BatchEngine):
         card (``None``: the one card of the deck not dealt, if any), ``dealer`` the seat
         dealing it (``None``: drawn as usual, B1). ``seed`` re-seeds the generator as in
         :meth:`reset`. Everything is validated first (``ValueError`` saying what is
-        wrong); nothing changes on error. Later deals of a match come from the game's key
-        as usual."""
-        if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or not (
-            0 <= game < self.batch_size
-        ):
-            raise ValueError(f"game={game!r} is out of range: expected 0..{self.batch_size - 1}")
+        wrong, and for a card where it is: ``hands[h][i]`` or ``leftover``); nothing
+        changes on error. Later deals of a match come from the game's key as usual."""
+        check_int("game", game, 0, self.batch_size - 1)
+        check_seed(seed)
         if dealer is not None and (
             isinstance(dealer, bool)
             or not isinstance(dealer, (int, np.integer))
@@ -307,8 +319,7 @@ class AbracadabraEngine(BatchEngine):
         """Replace the cards of ``game``'s current deal before anyone has bid (e.g. the
         next deal of a match, dealt automatically): same arguments and checks as
         :meth:`reset_with_deal`; dealer, pot and totals are kept."""
-        if not 0 <= game < self.batch_size:
-            raise ValueError(f"game={game!r} is out of range: expected 0..{self.batch_size - 1}")
+        check_int("game", game, 0, self.batch_size - 1)
         if self.state.phase[game] != Phase.BID.value or self.state.num_bids[game] > 0:
             raise ValueError("set_deal is only allowed before the first bid of a deal")
         parsed, lo = self._parse_deal(hands, leftover)
@@ -321,13 +332,14 @@ class AbracadabraEngine(BatchEngine):
 
     def _parse_deal(self, hands: list[list[str]], leftover: str | None) -> tuple[list, int]:
         """Validate a fixed deal (B2): hand count and sizes, cards of this deck, no
-        duplicates, the leftover the one undealt card. Returns card indices."""
+        duplicates, the leftover the one undealt card. Returns card indices. A bad card is
+        named with its place, ``hands[h][i]`` (hand h, position i) or ``leftover``."""
         H, E = self.num_hands, self.cards_each
         if not isinstance(hands, (list, tuple)) or len(hands) != H:
             raise ValueError(f"hands must be a list of {H} hands (seat order, dummy last), "
                              f"got {hands!r}")
         in_deck = set(int(c) for c in self.deck)
-        seen: dict[int, str] = {}
+        seen: dict[int, tuple[int, str]] = {}  # card -> (hand, place)
         parsed = []
         for h, hand in enumerate(hands):
             if not isinstance(hand, (list, tuple)) or len(hand) != E:
@@ -335,18 +347,19 @@ class AbracadabraEngine(BatchEngine):
                 raise ValueError(f"hand {h} must hold {E} cards in variant "
                                  f"{self.config.variant!r}, got {size}")
             row = []
-            for text in hand:
+            for i, text in enumerate(hand):
+                where = f"hands[{h}][{i}]"
                 try:
                     c = parse_card(text)
                 except ValueError as err:
-                    raise ValueError(f"hand {h}: {err}") from None
+                    raise ValueError(f"{where}: {err}") from None
                 if c not in in_deck:
-                    raise ValueError(f"hand {h}: card {text!r} is not in the deck of variant "
+                    raise ValueError(f"{where}: card {text!r} is not in the deck of variant "
                                      f"{self.config.variant!r} (joker={self.config.joker})")
                 if c in seen:
-                    raise ValueError(f"duplicate card {CARD_NAMES[c]!r} in hand {h} "
-                                     f"(already in {seen[c]})")
-                seen[c] = f"hand {h}"
+                    raise ValueError(f"{where}: duplicate card {CARD_NAMES[c]!r} (already at "
+                                     f"{seen[c][1]})")
+                seen[c] = (h, where)
                 row.append(c)
             parsed.append(row)
         rest = sorted(in_deck - set(seen))
@@ -358,7 +371,7 @@ class AbracadabraEngine(BatchEngine):
             raise ValueError(f"leftover: {err}") from None
         if lo not in rest:
             if lo in seen:
-                why = f"it is already in {seen[lo]}"
+                why = f"it is already in hand {seen[lo][0]} (at {seen[lo][1]})"
             elif rest:
                 why = f"the undealt card is {names(rest)[0]!r}"
             else:
@@ -432,13 +445,8 @@ class AbracadabraEngine(BatchEngine):
         """Apply one action per game; see :class:`~envs.core.BatchEngine`. Returns float32
         [B, P] rewards (every seat's, when a deal or the match ends)."""
         B = self.batch_size
-        actions = np.asarray(actions)
-        if actions.size != B:
-            raise ValueError(f"actions must hold one action per game ({B}), got {actions.shape}")
-        actions = actions.reshape(B)
-        if actions.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
-        actions = actions.astype(np.int64, copy=False)
+        actions = check_actions(actions, B)
+        active = check_active(active, B)
         if B == 1:
             return self._step_one(actions, active)
         return self._step_batch(actions, active)
@@ -448,7 +456,7 @@ class AbracadabraEngine(BatchEngine):
         B, s = self.batch_size, self.state
         act = ~s.game_over
         if active is not None:
-            act &= np.asarray(active, dtype=bool).reshape(B)
+            act &= active
         self._check_legal(actions, act)
 
         rewards = np.zeros((B, self.num_players), np.float32)
@@ -576,6 +584,11 @@ class AbracadabraEngine(BatchEngine):
         bit = CARD_BIT[card]
         hand = s.to_play[g]
         at = g * self.num_hands + hand  # flat index of the hand's [B, H] entries
+        # the void record (E2, B3): not following the led effective suit shows it is gone
+        led = s.trick.reshape(-1)[g * self.num_hands + s.leader[g]]  # -1: leading
+        follow = FOLLOW_BITS.reshape(-1).take(
+            (s.trump[g].astype(np.intp) + 1) * (NUM_CARDS + 1) + led + 1)
+        s.void_bits.reshape(-1)[at] |= np.where(follow & bit, np.uint64(0), follow)
         s.hand_bits.reshape(-1)[at] &= ~bit
         s.played_bits.reshape(-1)[at] |= bit
         s.shown_bits[g] &= ~bit  # a shown card stays face up only until played (D1)
@@ -713,19 +726,13 @@ class AbracadabraEngine(BatchEngine):
         B, P = self.batch_size, self.num_players
         out = observation_buffer(B, self.layout.size, dtype, out)
         check_out(out, B, self.layout.size, self._int8_error)
-        if B == 1 and (seats is None or np.size(seats) == 1) and out.dtype == np.float32:
-            seat = max(int(self.state.current_player[0]), 0) if seats is None else (
-                int(np.asarray(seats).reshape(-1)[0]))
-            if not 0 <= seat < P:
-                raise ValueError(f"seats must be 1 seat numbers in 0..{P - 1}, got {seats}")
-            self.observe_one(seat, out[0])
-            return out
         if seats is None:
             seats = np.maximum(self.state.current_player, 0).astype(np.intp)
         else:
-            seats = np.asarray(seats).astype(np.int64).reshape(-1)
-            if seats.shape != (B,) or (seats < 0).any() or (seats >= P).any():
-                raise ValueError(f"seats must be {B} seat numbers in 0..{P - 1}, got {seats}")
+            seats = check_seats(seats, B, P)
+        if B == 1 and out.dtype == np.float32:
+            self.observe_one(int(seats[0]), out[0])
+            return out
         return self._observe_batch(seats, out)
 
     def _observe_batch(self, seats: np.ndarray, out: np.ndarray | None) -> np.ndarray:
@@ -789,14 +796,15 @@ class AbracadabraEngine(BatchEngine):
         phase dispatch over index arrays (numpy's per-call cost dominates here)."""
         s = self.state
         rewards = np.zeros((1, self.num_players), np.float32)
-        s.deal_over[0] = False
         act = not s.game_over[0]
         if active is not None:
-            act = act and bool(np.asarray(active, dtype=bool).reshape(1)[0])
+            act = act and bool(active[0])
         if act:
             a = int(actions[0])
             if not (0 <= a < NUM_ACTIONS and self._legal_mask()[0, a]):
                 self._check_legal(actions, np.ones(1, bool))  # raises, naming the action
+        s.deal_over[0] = False  # (after the check: a refused action changes nothing)
+        if act:
             finished = np.zeros(1, bool)
             phase = s.phase.item(0)
             if phase == Phase.PLAY:
@@ -814,6 +822,10 @@ class AbracadabraEngine(BatchEngine):
         s = self.state
         bit = CARD_BIT[card]
         hand = s.to_play[0]
+        # the void record, on Python ints (card is one; row 0's flat index is the leader)
+        follow = FOLLOW_BITS.item(s.trump.item(0) + 1, s.trick.item(s.leader.item(0)) + 1)
+        if follow and not follow >> card & 1:  # (follow is 0 when leading)
+            s.void_bits[0, hand] |= np.uint64(follow)
         s.hand_bits[0, hand] &= ~bit
         s.played_bits[0, hand] |= bit
         s.shown_bits[0] &= ~bit
@@ -884,3 +896,50 @@ class AbracadabraEngine(BatchEngine):
     def observe_one(self, seat: int, out: np.ndarray) -> None:
         """See :meth:`envs.core.BatchEngine.observe_one` (game 0, no argument checks)."""
         self._encoder.encode_one(self.state, seat, out)
+
+    # ===================================================================================
+    # copies and resampled worlds (search agents): thin wrappers over .resample
+    # ===================================================================================
+    def clone(self, games: np.ndarray | None = None) -> AbracadabraEngine:
+        """A new engine of the same config holding copies of ``games``: None (every game),
+        a bool mask of length B, or int indices (repeats allowed, order kept). Stepping
+        either engine leaves the other unchanged. The per-game keys are copied, so later
+        deals are the same; the clone's generator (used by :meth:`reset` without
+        ``game_seeds``) is an independent copy of this one's, at the same point of the
+        same stream."""
+        rows = game_rows(games, self.batch_size)
+        return self._holding(take_games(self.state, rows), copy_generator(self._rng))
+
+    def resample(self, game: int, seat: int, n: int, seed: int) -> AbracadabraEngine:
+        """``n`` worlds of ``game`` as seen by ``seat``: ``resample_many([game], [seat], n,
+        [seed])`` (see there)."""
+        check_int("game", game, 0, self.batch_size - 1)
+        check_int("seat", seat, 0, self.num_players - 1)
+        check_int("seed", seed, 0, 2**64 - 1)
+        if self.state.game_over[game]:
+            raise ValueError(f"game={game} is over (game_over): there is nothing to resample")
+        return self.resample_many([game], [seat], n, [seed])
+
+    def resample_many(self, games: np.ndarray, seats: np.ndarray, n: int,
+                      seeds: np.ndarray) -> AbracadabraEngine:
+        """A new engine of ``len(games) * n`` games: for each ``i``, ``n`` worlds of game
+        ``games[i]`` as seen by seat ``seats[i]`` (a bidding seat), drawn with
+        ``seeds[i]`` (an int in 0..2**64-1); row ``i * n + k`` is world ``k`` of
+        ``games[i]``. Each world is a complete state that agrees with everything the seat
+        has seen (its hand, everything public, the void record ``void_bits``) and draws
+        the rest (the other players' unseen cards, the game key of later deals) uniformly
+        among the consistent worlds, from the seed and the public state only
+        (:mod:`.resample`). Its observation from the seat and, when the seat is to act, its
+        legal-action mask equal the original's. The new engine's generator is seeded from
+        ``seeds``. ``ValueError`` (naming the argument) for ``n < 1``, a game or seat out
+        of range, a finished game, or non-integer values."""
+        state = resample_state(self.state, self.config, games, seats, n, seeds)
+        return self._holding(state, generator_for(seeds))
+
+    def _holding(self, state: AbracadabraState, rng: np.random.Generator
+                 ) -> AbracadabraEngine:
+        """A new engine of this config whose games are ``state`` and generator ``rng``."""
+        engine = type(self)(self.config, len(state.key))
+        engine.state = state
+        engine._rng = rng
+        return engine

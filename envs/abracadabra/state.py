@@ -4,8 +4,9 @@ Shapes use B (games in the batch), P (bidding players, the seats) and H (hands d
 plus the dummy's hand in ``two_dummy``, hand index P). A seat or hand of -1 means "none".
 Card sets are ``uint64`` bit sets, bit ``c`` for card index ``c``
 (:data:`~envs.abracadabra.rules.CARD_BIT`); :meth:`AbracadabraState.hands`,
-:meth:`~AbracadabraState.played` and :meth:`~AbracadabraState.shown` give them as
-read-only bool arrays. Rule ids are those of RULES.md sections A–M.
+:meth:`~AbracadabraState.played`, :meth:`~AbracadabraState.voids` and
+:meth:`~AbracadabraState.shown` give them as read-only bool arrays. Rule ids are those of
+docs/rules.md sections A–M.
 """
 
 from __future__ import annotations
@@ -60,6 +61,9 @@ class AbracadabraState:
     pot: np.ndarray  # int64 [B]: chips in the pot, carry-over included (C2, D2, S4)
     # -- play (E) and calls (F) -----------------------------------------------------------
     played_bits: np.ndarray  # uint64 [B, H]: cards played this deal, per hand (bit set, E1)
+    void_bits: np.ndarray  # uint64 [B, H]: the public void record: cards each hand is known
+    #   not to hold, the union of the led effective suits it did not follow this deal (E2;
+    #   the joker counts as a trump, B3); may include cards already played
     trick: np.ndarray  # int8 [B, H]: card of each hand in the current trick, -1 none (E1)
     trick_size: np.ndarray  # int8 [B]: cards in the current trick (E1)
     leader: np.ndarray  # int8 [B]: hand leading the current trick, -1 before play (E1, E3)
@@ -112,6 +116,7 @@ class AbracadabraState:
             stakes=np.zeros((B, P), np.int32),
             pot=np.zeros(B, np.int64),
             played_bits=np.zeros((B, H), np.uint64),
+            void_bits=np.zeros((B, H), np.uint64),
             trick=np.full((B, H), -1, np.int8),
             trick_size=np.zeros(B, np.int8),
             leader=np.full(B, -1, np.int8),
@@ -146,6 +151,10 @@ class AbracadabraState:
     def played(self) -> np.ndarray:
         """bool [B, H, 53]: the cards each hand has played this deal."""
         return _read_only(unpack_cards(self.played_bits))
+
+    def voids(self) -> np.ndarray:
+        """bool [B, H, 53]: the cards each hand is known not to hold (the void record)."""
+        return _read_only(unpack_cards(self.void_bits))
 
     def shown(self) -> np.ndarray:
         """bool [B, 53]: the cards the declarer has shown and still holds (D1)."""

@@ -1,4 +1,4 @@
-"""Four Aces rules engine: pure numpy, a leading batch axis on every array (RULES.md G–K).
+"""Four Aces rules engine: pure numpy, a leading batch axis on every array (docs/rules.md G–K).
 
 One engine holds ``batch_size`` independent games in one :class:`FourAcesState`
 (:mod:`envs.four_aces.state`, ``engine.state``); a single game is a batch of one. No RL
@@ -32,6 +32,7 @@ FULL_DECK)``, so the same key replays the same rounds whatever else shares the b
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 
 import numpy as np
@@ -39,11 +40,16 @@ import numpy as np
 from envs.cards import CARD_NAMES, JOKER, NUM_CARDS, parse_card
 from envs.core import (
     BatchEngine,
+    check_actions,
+    check_active,
     check_int,
     check_out,
+    check_seats,
+    check_seed,
     games_to_reset,
     hashed_uniform,
     observation_buffer,
+    random_keys,
     stable_argsort_rows,
 )
 from envs.four_aces.config import FourAcesConfig
@@ -58,6 +64,8 @@ from envs.four_aces.observation import (
     observation_bounds,
     observation_scale,
 )
+from envs.four_aces.resample import check_one, game_rows, seeded_generator, select_games
+from envs.four_aces.resample import resample_many as resample_worlds
 from envs.four_aces.rules import (
     ACE_OF_SPADES,
     ACES,
@@ -98,7 +106,13 @@ class FourAcesEngine(BatchEngine):
         if config is None:
             config = FourAcesConfig()
         elif isinstance(config, dict):
-            config = FourAcesConfig(**config)
+            try:
+                config = FourAcesConfig(**config)
+            except TypeError as error:  # an unknown field
+                raise ValueError(f"config: {error}") from None
+        if not isinstance(config, FourAcesConfig):
+            raise ValueError(f"config must be a FourAcesConfig or a dict of its fields, got "
+                             f"{type(config).__name__}")
         check_int("batch_size", batch_size, 1)
         self.config = config
         self.batch_size = B = int(batch_size)
@@ -158,14 +172,21 @@ class FourAcesEngine(BatchEngine):
         games: np.ndarray | None = None,
         game_seeds: Sequence[int] | np.ndarray | None = None,
     ) -> None:
-        """Start new matches: in every game, or where the bool mask ``games`` is set.
+        """Start new matches: in every game, or in those ``games`` selects: a bool mask of
+        shape (B,), or distinct integer indices in 0..B-1 (the dtype decides; see
+        :func:`~envs.core.check_games`).
 
-        ``seed`` re-seeds the engine's generator; every reset game gets a new 64-bit key,
-        ``game_seeds`` (one per reset game) if given, else drawn from the generator.
+        ``seed`` (an int >= 0) re-seeds the engine's generator; every reset game gets a new
+        64-bit key, from ``game_seeds`` (integers in 0..2**64-1, one per reset game in the
+        order ``games`` names them) if given, else drawn from the generator. A bad argument
+        raises ``ValueError`` naming it; nothing changes.
         """
+        check_seed(seed)
+        sel, keys = games_to_reset(self.batch_size, games, game_seeds, None)  # validates
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        sel, keys = games_to_reset(self.batch_size, games, game_seeds, self._rng)
+        if keys is None:
+            keys = random_keys(self._rng, len(sel))
         if len(sel) == 0:
             return
         self.state.keys[sel] = keys
@@ -186,7 +207,8 @@ class FourAcesEngine(BatchEngine):
         ``hands`` and ``tables`` hold 3 cards per player, ``stock`` the rest, top first;
         together exactly the 54 cards (two ``JK``). Later rounds of a match are shuffled
         from the game's key. Raises ``ValueError`` saying what is wrong (and changes
-        nothing) for wrong counts, unknown, duplicate or missing cards, or a bad dealer.
+        nothing) for wrong counts, unknown, duplicate or missing cards (named with their
+        place: ``hands[s][i]``, ``tables[s][i]`` or ``stock[i]``), or a bad dealer.
         """
         check_int("game", game, 0, self.batch_size - 1)
         cards = self.check_deal(dealer, hands, tables, stock)
@@ -203,25 +225,38 @@ class FourAcesEngine(BatchEngine):
         stock: Sequence[str],
     ) -> np.ndarray:
         """Validate a fixed deal (see :meth:`reset_with_deal`); return its deal order
-        (int8 [54]: hands, tables, stock top first). Raises ``ValueError`` saying what."""
+        (int8 [54]: hands, tables, stock top first). Raises ``ValueError`` saying what, and
+        for a card where it is (``hands[s][i]``, ``tables[s][i]`` or ``stock[i]``)."""
         P = self.num_players
         check_int("dealer", dealer, 0, P - 1)
+        places: list[tuple[str, object]] = []  # (where, card string) in deal order
         for what, rows in (("hands", hands), ("tables", tables)):
-            if isinstance(rows, str) or len(rows) != P:
+            if not isinstance(rows, (list, tuple)) or len(rows) != P:
                 raise ValueError(f"{what} must list {P} players' cards, got {rows!r}")
+            size = HAND_CARDS if what == "hands" else TABLE_CARDS
             for seat, row in enumerate(rows):
-                if isinstance(row, str) or len(row) != HAND_CARDS:
-                    raise ValueError(f"{what}[{seat}] must hold exactly 3 cards, got {row!r}")
-        if isinstance(stock, str):
+                if not isinstance(row, (list, tuple)) or len(row) != size:
+                    raise ValueError(f"{what}[{seat}] must hold exactly {size} cards "
+                                     f"(a list), got {row!r}")
+                places += [(f"{what}[{seat}][{i}]", c) for i, c in enumerate(row)]
+        if not isinstance(stock, (list, tuple)):
             raise ValueError(f"stock must be a list of cards, got {stock!r}")
-        order = [c for row in hands for c in row] + [c for row in tables for c in row]
-        order += list(stock)
-        cards = np.array([parse_card(c) for c in order], dtype=np.int64)
-        counts = np.bincount(cards, minlength=NUM_CARDS)
+        places += [(f"stock[{i}]", c) for i, c in enumerate(stock)]
         expected = np.bincount(FULL_DECK, minlength=NUM_CARDS)
-        extra = [f"{CARD_NAMES[c]} x{counts[c]}" for c in np.flatnonzero(counts > expected)]
-        if extra:
-            raise ValueError(f"duplicate cards in the deal: {', '.join(extra)}")
+        found: dict[int, list[str]] = {}  # card -> its places so far
+        cards = np.empty(len(places), dtype=np.int64)
+        for k, (where, text) in enumerate(places):
+            try:
+                c = parse_card(text)
+            except ValueError as err:
+                raise ValueError(f"{where}: {err}") from None
+            cards[k] = c
+            found.setdefault(c, []).append(where)
+            if len(found[c]) > expected[c]:
+                raise ValueError(f"{where}: duplicate card {CARD_NAMES[c]!r} (already at "
+                                 f"{', '.join(found[c][:-1])}; the deck holds it "
+                                 f"{expected[c]} time{'s' if expected[c] > 1 else ''})")
+        counts = np.bincount(cards, minlength=NUM_CARDS)
         missing = [CARD_NAMES[c] for c in np.flatnonzero(counts < expected)]
         if missing:
             raise ValueError(
@@ -420,13 +455,8 @@ class FourAcesEngine(BatchEngine):
         """One turn (H2) in every live game (where ``active``, default all). Returns float32
         [B, P] rewards earned by this step; see :class:`FourAcesEngine`."""
         B = self.batch_size
-        actions = np.asarray(actions)
-        if actions.shape != (B,):
-            actions = actions.reshape(-1)
-            if actions.shape != (B,):
-                raise ValueError(f"actions must have shape ({B},), got {np.shape(actions)}")
-        if actions.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integers, got dtype {actions.dtype}")
+        actions = check_actions(actions, B)
+        active = check_active(active, B)
         if B == 1:
             return self._step_one(actions, active)
         return self._step_batch(actions, active)
@@ -437,7 +467,7 @@ class FourAcesEngine(BatchEngine):
         st = self.state
         live = ~st.game_over
         if active is not None:
-            live &= np.asarray(active, dtype=bool).reshape(B)
+            live &= active
         idx = live.nonzero()[0]
         a = actions[idx].astype(np.intp)
         s = st.current_player[idx].astype(np.intp)
@@ -574,19 +604,13 @@ class FourAcesEngine(BatchEngine):
         B, P = self.batch_size, self.num_players
         out = observation_buffer(B, LAYOUT.size, dtype, out)
         check_out(out, B, LAYOUT.size, self._int8_error)
-        if B == 1 and (seats is None or np.size(seats) == 1) and out.dtype == np.float32:
-            seat = max(int(self.state.current_player[0]), 0) if seats is None else (
-                int(np.asarray(seats).reshape(-1)[0]))
-            if not 0 <= seat < P:
-                raise ValueError(f"seats must be in 0..{P - 1}")
-            self._observe_one(seat, out[0])
-            return out
         if seats is None:
             seats = np.maximum(self.state.current_player, 0).astype(np.intp)
         else:
-            seats = np.broadcast_to(np.asarray(seats), (B,)).astype(np.intp)
-            if seats.size and (seats.min() < 0 or seats.max() >= P):
-                raise ValueError(f"seats must be in 0..{P - 1}")
+            seats = check_seats(seats, B, P)
+        if B == 1 and out.dtype == np.float32:
+            self._observe_one(int(seats[0]), out[0])
+            return out
         self._observe_batch(seats, out)
         return out
 
@@ -624,9 +648,8 @@ class FourAcesEngine(BatchEngine):
         """:meth:`step` of a batch of one: the same turn (H2, G6, G7, H3, H4)."""
         st = self.state
         rewards = np.zeros((1, self.num_players), dtype=np.float32)
-        st.deal_over[0] = False
-        if st.game_over[0] or (active is not None
-                               and not np.asarray(active, dtype=bool).reshape(1)[0]):
+        if st.game_over[0] or (active is not None and not active[0]):
+            st.deal_over[0] = False
             return rewards
         a, s = int(actions[0]), int(st.current_player[0])
         hand = st.hand[0, s]
@@ -634,6 +657,7 @@ class FourAcesEngine(BatchEngine):
         card = a - DISCARD_OFFSET
         if not (0 <= card < NUM_CARDS and hand[card] > 0 or a == DRAW and stock_top < DECK_SIZE):
             self._check_actions(np.zeros(1, np.intp), np.array([a]), np.array([s]))  # raises
+        st.deal_over[0] = False  # (after the check: a refused action changes nothing)
         if a < DRAW:  # H2 a: discard, then fill to L (G6/G7)
             hand[card] -= 1
             st.hand_size[0, s] -= 1
@@ -714,6 +738,57 @@ class FourAcesEngine(BatchEngine):
             + dealer
             + [int(st.rounds_played[0]) / self.config.round_limit]
         )
+
+    # ==================================================================================
+    # copies and resampled worlds: what search agents play out (envs.four_aces.resample)
+    # ==================================================================================
+    def clone(self, games: np.ndarray | Sequence[int] | None = None) -> FourAcesEngine:
+        """A new engine of this config holding copies of ``games``: None (every game), a
+        bool mask of shape (batch_size,), or game indices (repeats allowed, in their
+        order: ``clone(np.repeat(rows, k))`` gives k copies of each row). The engines
+        share no array: stepping either leaves the other unchanged. The clone's generator
+        is an independent copy of this one's (same state, so unseeded resets of both draw
+        the same new keys); each game keeps its key. Raises ``ValueError`` naming
+        ``games`` for a bad selection."""
+        return self._with_state(select_games(self.state, game_rows(games, self.batch_size)))
+
+    def resample(self, game: int, seat: int, n: int, seed: int) -> FourAcesEngine:
+        """``n`` worlds of ``game`` as ``seat`` sees it: ``resample_many([game], [seat],
+        n, [seed])``. Raises ``ValueError`` naming a non-integer or out-of-range argument,
+        or for a game that is over."""
+        check_one(self.state, game, seat, n, seed)
+        return self.resample_many([game], [seat], n, [seed])
+
+    def resample_many(
+        self,
+        games: Sequence[int] | np.ndarray,
+        seats: Sequence[int] | np.ndarray,
+        n: int,
+        seeds: Sequence[int] | np.ndarray,
+    ) -> FourAcesEngine:
+        """A new engine of ``len(games) * n`` games: row ``i * n + k`` is world k of game
+        ``games[i]`` as seat ``seats[i]`` sees it: a complete state consistent with all
+        that seat has seen, with every card hidden from it (the other hands, the stock's
+        order) drawn uniformly among the consistent worlds and a fresh game key, by random
+        numbers from ``seeds[i]`` (one integer per game), never from the hidden cards
+        (:mod:`envs.four_aces.resample`). Its observation from the seat and, where the
+        seat is to act, its legal actions equal the game's. The new engine's generator is
+        seeded from ``seeds``. Raises
+        ``ValueError`` naming the argument for non-integer values, ``n < 1``, a game or
+        seat out of range, or a game that is over (``game_over``)."""
+        state = resample_worlds(self.state, games, seats, n, seeds)
+        return self._with_state(state, seeded_generator(seeds))
+
+    def _with_state(self, state: FourAcesState, rng: np.random.Generator | None = None
+                    ) -> FourAcesEngine:
+        """A new engine of this config over ``state`` (its own arrays), without a reset;
+        its generator ``rng``, or an independent copy of this one's."""
+        engine = copy.copy(self)  # the config and the read-only tables are shared
+        engine.batch_size = state.batch_size
+        engine.state = state
+        engine._first_row = np.arange(state.batch_size, dtype=np.intp) * self.num_players
+        engine._rng = copy.deepcopy(self._rng) if rng is None else rng
+        return engine
 
 
 #: (start, stop) of each observation segment, as plain ints for :meth:`_observe_one`
