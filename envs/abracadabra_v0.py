@@ -37,9 +37,10 @@ Options
 -------
 ``env(variant="four", joker=True, ante=1, raise_mode="multiple", raise_increment=1,
 call_mode="manual", episode="deal", reward="points", target_points=100, max_deals=None,
-render_mode=None)`` — see :class:`envs.abracadabra.config.AbracadabraConfig`.
-``call_mode="auto"`` says "Abracadabra" automatically whenever allowed (no call decisions).
-``max_deals=None`` in match mode means 1000 deals at most.
+render_mode=None, illegal_action="raise")`` — the game's options are
+:class:`envs.abracadabra.config.AbracadabraConfig`. ``call_mode="auto"`` says
+"Abracadabra" automatically whenever allowed (no call decisions). ``max_deals=None`` in
+match mode means 1000 deals at most. ``illegal_action``: see "Actions" below.
 
 ``reset(seed=None, options=None)``: ``options`` may fix the deal — ``{"hands": [[card,
 ...], ...] (seat order, the dummy's hand last), "dealer": seat (default 0), "leftover":
@@ -53,8 +54,12 @@ Agents ``player_0`` .. ``player_{n-1}`` (seats clockwise; the dummy is not an ag
 observation is a dict ``{"observation": float32[755], "action_mask": int8[123]}``; the mask
 is all zeros except for the agent to act. The observation is seat-relative: player slot 0
 is the observer, slot i the player i seats to his left; hand slots are the player slots,
-the dummy's hand is slot 2. All entries lie in [0, 1] except ``scores``, ``pot`` (which
-can exceed 1); the declared bounds are [0, 1e6].
+the dummy's hand is slot 2. The observation space's bounds are the true bounds of every
+column under the configuration (:func:`observation_bounds`): [0, 1] for every entry
+(0/1 entries, and fractions of ``cards_each``) except ``scores`` (up to the most points
+an episode can give: a deal's 1-hitter bonus + cards_each + 8, after target_points − 1 in
+a match, divided by target_points) and ``pot`` (up to every deal's antes and raises
+carried over the most deals an episode can last, divided by 10 × ante).
 
     ========  =============  ===========================================================
     index     segment        meaning
@@ -101,29 +106,141 @@ Card index: ``suit * 13 + rank`` (suits C, D, H, S; ranks 2..A), 52 = joker
 (:mod:`envs.cards`). In ``two_dummy`` the seat controlling the dummy plays its cards with
 the same ``play:<card>`` actions; ``acting_hand`` says which hand the decision is for.
 
+An action is an integer id: an ``int`` or a numpy integer (scalar or 0-d array), at every
+layer (``env()`` and ``raw_env()``). A float (even ``2.0``), a bool, a string or an id
+outside 0..122 raises ``ValueError`` naming the action and the range, and changes
+nothing. An action in range that the mask forbids is illegal; ``illegal_action`` says
+what happens then: ``"raise"`` (default) — ``ValueError`` naming the action and why
+(the phase, the seat to act), nothing changed; ``"terminate"`` — PettingZoo's classic
+convention (``TerminateIllegalWrapper``): the game ends, the offender gets −1 and the
+others 0 (the deal in progress pays nothing), every agent is terminated (not truncated),
+the masks are zero and every agent's ``info["illegal_action"]`` is ``{"agent", "action",
+"name", "reason"}``. Use ``"terminate"`` with tools that step unmasked random actions:
+RLlib's environment check, ``pettingzoo.utils.average_total_reward`` (each of its random
+episodes then ends at the first illegal action, with −1), ``pettingzoo.test.state_test``.
+
 Rewards
 -------
 Given to every seat when a deal ends (``reward``): ``points`` — the deal's points
 (S1–S3); ``relative`` — own points minus the mean of the others'; ``chips`` — net chips
 of the deal (pot share + final share − stake); ``win`` (match only) — at match end +1/w to
-each of w winners and −1/(n−w) to each loser (0 if all win). ``info["result"]`` holds the
-last finished deal: declarer, target, tricks (per hand, dummy included), called, hitters,
-points, stakes, pot_share, final_share, carry, chips, totals, deal, match_over, winners.
+each of w winners and −1/(n−w) to each loser (0 if all win).
+
+Result
+------
+Once a deal has finished, every agent's ``info["result"]`` describes the last finished
+deal of the episode (before that, ``info`` has no ``"result"``). Its keys and shapes are
+the same on every step and episode of a configuration, and no value is None (replay
+buffers that store ``info``, such as Tianshou's, need this). P is the number of players,
+H the number of hands (P, plus the dummy in ``two_dummy``); lists hold Python scalars.
+
+    ===========  =========  ================================================================
+    key          shape      meaning
+    ===========  =========  ================================================================
+    deal         int        index of the deal in the episode (0 for the first)
+    declarer     int        seat of the declarer (C3)
+    target       int        the target T (C3)
+    tricks       int [H]    tricks taken per hand, the dummy's last (E3)
+    called       bool [P]   per seat: said "Abracadabra" (F1)
+    hitters      bool [P]   per seat: hit, i.e. called and took exactly T tricks (F2)
+    points       int [P]    per seat: the deal's points (S1–S3)
+    stakes       int [P]    per seat: chips staked in the deal (C2, D2)
+    pot_share    float [P]  per seat: share of the pot won as a hitter (S4)
+    final_share  float [P]  per seat: share of a pot left at the episode's end (M2)
+    carry        int        chips carried over to the next deal (S4)
+    chips        float [P]  per seat: net chips, pot_share + final_share − stakes
+    totals       int [P]    per seat: match points so far, this deal included (M1)
+    match_over   bool       the episode has ended
+    winners      bool [P]   per seat: a winner of the episode (all False until it ends, M1)
+    ===========  =========  ================================================================
+
+Global state
+------------
+``state()`` (and ``state_space``, a float32 ``Box`` of 975 columns with true bounds) is
+the full state of the game, for centralised critics: everything an observation shows —
+the observation of seat 0, whose relative slot i is seat i — and what none shows: every
+hand, the cards of value T each hand has taken, the seat to act. Not included: the
+deals still to come (they are drawn from the episode's key). After a game ended by an
+illegal action it shows the game as it was before that action.
+
+    ========  ===========  ==================================================
+    index     segment      meaning
+    ========  ===========  ==================================================
+    0..754    seat_0_view  the observation of seat 0 (slot i is seat i)
+    755..966  hands        per hand (seats, then the dummy): cards held
+    967..970  rank_cards   per hand: cards of bid-rank value T taken / 4 (S3)
+    971..974  to_act       one-hot seat to act (zeros once over)
+    ========  ===========  ==================================================
 
 Version History
 ---------------
 - v0: initial release.
+- v0 (API changes; the rules, the observation values and the random streams are
+  unchanged, so the version stays v0): ``info["result"]`` has a fixed shape (``called``,
+  ``hitters`` and ``winners`` are one bool per seat instead of lists of seats,
+  ``winners`` is always present); ``illegal_action="raise" | "terminate"``; actions must
+  be integer ids (a float was truncated, an out-of-range id failed with a bare
+  ``AssertionError``; both are now a ``ValueError``); the observation space has the true
+  per-column bounds (it was [0, 1e6]); ``state()`` and ``state_space``.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from envs.abracadabra.config import AbracadabraConfig
 from envs.abracadabra.engine import AbracadabraEngine
+from envs.abracadabra.observation import LAYOUT, MAX_SLOTS
 from envs.abracadabra.render import render_text
-from envs.pettingzoo_base import BatchEngineAEC, register_aec, standard_wrappers
+from envs.cards import NUM_CARDS
+from envs.core import ObservationLayout
+from envs.pettingzoo_base import (
+    BatchEngineAEC,
+    register_aec,
+    seat_flags,
+    standard_wrappers,
+)
 
-__all__ = ["env", "raw_env"]
+__all__ = ["STATE_LAYOUT", "env", "hidden_state_bounds", "observation_bounds", "raw_env"]
 
 _OPTION_KEYS = ("dealer", "hands", "leftover")
+_RANK_CARDS = 4  #: the most cards of one bid-rank value T: one per suit (A3, S3)
+
+#: The global state (``raw_env.state()``): the observation of seat 0, then what no
+#: observation shows. Hand slots are hand indices (the seats, then the dummy).
+STATE_LAYOUT = ObservationLayout(
+    [
+        ("seat_0_view", LAYOUT.size, "the observation of seat 0 (slot i is seat i)"),
+        ("hands", MAX_SLOTS * NUM_CARDS, "per hand (seats, then the dummy): cards held"),
+        ("rank_cards", MAX_SLOTS, "per hand: cards of bid-rank value T taken / 4 (S3)"),
+        ("to_act", MAX_SLOTS, "one-hot seat to act (zeros once over)"),
+    ]
+)
+_HIDDEN = {seg.name: slice(seg.start - LAYOUT.size, seg.stop - LAYOUT.size)
+           for seg in STATE_LAYOUT if seg.name != "seat_0_view"}
+
+
+def observation_bounds(config: AbracadabraConfig) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high), float64 [755]: the true bounds of every observation column under
+    ``config``. Every entry is 0/1 or a fraction of ``cards_each`` in [0, 1], except:
+    ``scores`` (match totals / target_points) up to the most points a deal can score
+    (S1–S3: the 1-hitter bonus, every trick, the four cards of value T), after
+    ``target_points - 1`` in a match (M1); ``pot`` (chips / (10 ante)) up to every
+    bidder's ante and the declarer's raise for every card shown (C2, D2), carried over
+    every deal an episode can last (S4, M3)."""
+    low, high = np.zeros(LAYOUT.size), np.ones(LAYOUT.size)
+    most_points = max(config.bonus) + config.cards_each + 2 * _RANK_CARDS
+    most_total = most_points + (0 if config.episode == "deal" else config.target_points - 1)
+    high[LAYOUT["scores"]] = most_total / config.target_points
+    stake = config.ante if config.raise_mode == "multiple" else config.raise_increment
+    most_chips = config.num_players * config.ante + config.cards_each * stake
+    high[LAYOUT["pot"]] = config.deals_limit * most_chips / (10.0 * config.ante)
+    return low, high
+
+
+def hidden_state_bounds(config: AbracadabraConfig) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) of the state columns after ``seat_0_view``: all in [0, 1]."""
+    size = STATE_LAYOUT.size - LAYOUT.size
+    return np.zeros(size), np.ones(size)
 
 
 def env(
@@ -138,6 +255,7 @@ def env(
     target_points: int = 100,
     max_deals: int | None = None,
     render_mode: str | None = None,
+    illegal_action: str = "raise",
 ):
     """The Abracadabra AEC environment with PettingZoo's standard wrappers."""
     e = raw_env(
@@ -152,6 +270,7 @@ def env(
         target_points=target_points,
         max_deals=max_deals,
         render_mode=render_mode,
+        illegal_action=illegal_action,
     )
     return standard_wrappers(e)
 
@@ -165,9 +284,13 @@ class raw_env(BatchEngineAEC):  # noqa: N801 - PettingZoo's naming convention
         "is_parallelizable": False,
     }
 
-    def __init__(self, render_mode: str | None = None, **config):
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
+                 **config):
         self.config = AbracadabraConfig(**config)
-        super().__init__(AbracadabraEngine(self.config, 1), render_mode=render_mode)
+        super().__init__(AbracadabraEngine(self.config, 1),
+                         observation_bounds=observation_bounds(self.config),
+                         hidden_state_bounds=hidden_state_bounds(self.config),
+                         render_mode=render_mode, illegal_action=illegal_action)
 
     def _reset_with_options(self, seed: int | None, options: dict) -> None:
         # other keys are ignored, as PettingZoo's api_test expects of every environment
@@ -184,6 +307,39 @@ class raw_env(BatchEngineAEC):  # noqa: N801 - PettingZoo's naming convention
 
     def render_text(self, seat: int) -> str:
         return render_text(self.engine, 0, seat)
+
+    def fixed_result(self) -> dict | None:
+        """``info["result"]`` (the module docstring's table), from the engine's result."""
+        res = self.engine.result(0)
+        if res is None:
+            return None
+        P = self.engine.num_players
+        return {
+            "deal": res["deal"],
+            "declarer": res["declarer"],
+            "target": res["target"],
+            "tricks": res["tricks"],
+            "called": seat_flags(res["called"], P),
+            "hitters": seat_flags(res["hitters"], P),
+            "points": res["points"],
+            "stakes": res["stakes"],
+            "pot_share": res["pot_share"],
+            "final_share": res["final_share"],
+            "carry": res["carry"],
+            "chips": res["chips"],
+            "totals": res["totals"],
+            "match_over": res["match_over"],
+            "winners": seat_flags(res.get("winners", ()), P),
+        }
+
+    def _write_hidden_state(self, out: np.ndarray) -> None:
+        s, H = self.engine.state, self.engine.num_hands
+        out.fill(0.0)
+        out[_HIDDEN["hands"]].reshape(MAX_SLOTS, NUM_CARDS)[:H] = s.hands()[0]
+        out[_HIDDEN["rank_cards"]][:H] = s.rank_cards[0] / _RANK_CARDS
+        seat = int(s.current_player[0])
+        if seat >= 0:
+            out[_HIDDEN["to_act"].start + seat] = 1.0
 
 
 register_aec("cardgames/abracadabra_v0", entry_point=f"{__name__}:env")

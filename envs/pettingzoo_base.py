@@ -1,13 +1,17 @@
 """The one PettingZoo AEC adapter shared by both games.
 
 A game's ``raw_env`` subclasses :class:`BatchEngineAEC` and supplies its engine (a batch
-of one), how ``reset(options=…)`` deals a fixed deal, and its text renderer. Everything
-PettingZoo-specific lives here: spaces built once, masks only for the agent to act,
-rewards accumulated for every seat that earned them, results in ``info``.
+of one), how ``reset(options=…)`` deals a fixed deal, its text renderer, the true bounds of
+its observation columns, its fixed-shape ``info["result"]`` and the hidden part of its
+global state. Everything PettingZoo-specific lives here: spaces built once, masks only for
+the agent to act, rewards accumulated for every seat that earned them, actions checked
+(integer ids in range; an illegal one raises or ends the game, ``illegal_action``),
+results in ``info``, and :meth:`BatchEngineAEC.state` for centralised critics.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -15,35 +19,100 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from envs.core import BatchEngine
+from envs.core import BatchEngine, check_choice
+
+#: the values of ``illegal_action``: ``"raise"`` a ValueError (the state is unchanged), or
+#: ``"terminate"`` the game with ``ILLEGAL_ACTION_REWARD`` for the offender and 0 for the
+#: others (the convention of PettingZoo's classic games, ``TerminateIllegalWrapper``)
+ILLEGAL_ACTION_MODES = ("raise", "terminate")
+ILLEGAL_ACTION_REWARD = -1.0
+
+
+def action_id(action: object, num_actions: int) -> int:
+    """``action`` as a Python int in ``0..num_actions - 1``.
+
+    An action is an ``int`` or a numpy integer (a scalar or a 0-d array). Anything else —
+    floats (even ``2.0``), bools, strings, ``None``, arrays of another shape — raises
+    ``ValueError`` naming the value and its type, and so does an integer out of range:
+    nothing is rounded, truncated or wrapped around.
+    """
+    if type(action) is int:  # the common case first
+        a = action
+    elif (isinstance(action, (int, np.integer)) and not isinstance(action, bool)) or (
+            isinstance(action, np.ndarray) and action.shape == ()
+            and action.dtype.kind in "iu"):
+        a = int(action)
+    else:
+        raise ValueError(
+            f"action {action!r} ({type(action).__name__}) is not an action id: expected an "
+            f"integer 0..{num_actions - 1} (an int or a numpy integer; floats, bools and "
+            "strings are refused, not rounded)")
+    if not 0 <= a < num_actions:
+        raise ValueError(f"action {a} is out of range: expected an integer "
+                         f"0..{num_actions - 1} (the action space is Discrete({num_actions}))")
+    return a
+
+
+def seat_flags(seats: Iterable[int], num_players: int) -> list[bool]:
+    """``[seat in seats for seat in range(num_players)]``: a list of seats as one bool per
+    seat (the fixed-shape form of ``info["result"]``)."""
+    chosen = set(seats)
+    return [seat in chosen for seat in range(num_players)]
+
+
+def _box(low: np.ndarray, high: np.ndarray) -> spaces.Box:
+    """A float32 ``Box`` with per-column bounds ``low`` and ``high`` (1-d, equal sizes)."""
+    low, high = np.asarray(low, np.float32), np.asarray(high, np.float32)
+    if low.shape != high.shape or low.ndim != 1 or (low > high).any():
+        raise ValueError(f"bounds must be 1-d of one shape with low <= high, got "
+                         f"{low.shape} and {high.shape}")
+    return spaces.Box(low=low, high=high, dtype=np.float32)
 
 
 class BatchEngineAEC(AECEnv):
-    """AEC environment over a :class:`~envs.core.BatchEngine` holding one game."""
+    """AEC environment over a :class:`~envs.core.BatchEngine` holding one game.
+
+    Args:
+        engine: the game's engine, a batch of one.
+        observation_bounds: (low, high), float [observation size]: the true bounds of
+            every observation column under this configuration.
+        hidden_state_bounds: (low, high), float [n]: the bounds of the columns of
+            :meth:`state` after the seat-0 view (what :meth:`_write_hidden_state` writes).
+        render_mode: None, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
+        illegal_action: ``"raise"`` (a ``ValueError``, nothing changes) or
+            ``"terminate"`` (the game ends: -1 for the offender, 0 for the others, the
+            reason in every agent's ``info["illegal_action"]``).
+    """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human", "rgb_array"],
                                 "is_parallelizable": False}
 
-    def __init__(self, engine: BatchEngine, render_mode: str | None = None):
+    def __init__(self, engine: BatchEngine, *,
+                 observation_bounds: tuple[np.ndarray, np.ndarray],
+                 hidden_state_bounds: tuple[np.ndarray, np.ndarray],
+                 render_mode: str | None = None, illegal_action: str = "raise"):
         super().__init__()
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(
                 f"render_mode={render_mode!r} is not allowed: expected one of "
                 f"{(None, *self.metadata['render_modes'])}"
             )
+        check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         if engine.batch_size != 1:
             raise ValueError("the AEC environment drives a batch of exactly one game")
         self.engine = engine
         self.render_mode = render_mode
+        self.illegal_action = illegal_action
         self.action_names: list[str] = list(engine.action_names)
         self.possible_agents = [f"player_{i}" for i in range(engine.num_players)]
         self.agents = self.possible_agents[:]
-        low, high = engine.observation_bounds
+        observation = _box(*observation_bounds)
+        if observation.shape != (engine.observation_size,):
+            raise ValueError(f"observation_bounds must have {engine.observation_size} "
+                             f"columns, got {observation.shape}")
         observation_space = spaces.Dict(
             {
-                "observation": spaces.Box(
-                    low=low, high=high, shape=(engine.observation_size,), dtype=np.float32
-                ),
+                "observation": observation,
                 "action_mask": spaces.Box(0, 1, shape=(engine.num_actions,), dtype=np.int8),
             }
         )
@@ -51,6 +120,11 @@ class BatchEngineAEC(AECEnv):
         # Built once and returned by identity: api_test checks `is`.
         self.observation_spaces = {a: observation_space for a in self.possible_agents}
         self.action_spaces = {a: action_space for a in self.possible_agents}
+        #: the global state's space: the seat-0 view, then the hidden columns
+        self.state_space = _box(
+            np.concatenate([observation.low, np.asarray(hidden_state_bounds[0], np.float32)]),
+            np.concatenate([observation.high, np.asarray(hidden_state_bounds[1], np.float32)]))
+        self._num_actions = engine.num_actions
         self._no_mask = np.zeros(engine.num_actions, dtype=np.int8)
         self._mask = self._no_mask
         self._seeded = False
@@ -60,6 +134,7 @@ class BatchEngineAEC(AECEnv):
         self._obs = np.zeros((engine.num_players, engine.observation_size), np.float32)
         self._obs_fresh = [False] * engine.num_players
         self._result: dict | None = None
+        self._illegal: dict | None = None  # what ended the game, under "terminate"
 
     # -- PettingZoo API ---------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -77,6 +152,7 @@ class BatchEngineAEC(AECEnv):
             self._reset_with_options(seed, options)
         else:
             self.engine.reset(seed=seed)
+        self._illegal = None
         self.agents = self.possible_agents[:]
         self._skip_agent_selection = None  # stale after a reset amid dead steps
         self.rewards = {a: 0.0 for a in self.agents}
@@ -95,19 +171,41 @@ class BatchEngineAEC(AECEnv):
         return {"observation": self._obs[seat].copy(), "action_mask": mask.copy()}
 
     def step(self, action: int | None) -> None:
+        """Play ``action`` (an integer id, see :func:`action_id`) for the agent to act;
+        ``None`` for an agent whose game is over. A non-integer or out-of-range action
+        raises ``ValueError`` whatever ``illegal_action`` says; an illegal one (in range,
+        not in the mask) raises or ends the game (``illegal_action``)."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+            self._was_dead_step(action)  # PettingZoo's: ValueError unless action is None
             return
         if action is None:
             raise ValueError(f"{agent} is to act: action None is only for finished agents")
-        rewards = self.engine.step(np.array([action], dtype=np.int64))[0].tolist()
+        a = action_id(action, self._num_actions)
+        try:
+            rewards = self.engine.step(np.array([a], dtype=np.int64))[0].tolist()
+        except ValueError as error:  # illegal: the engine has changed nothing
+            if self.illegal_action == "raise":
+                raise
+            self._terminate_illegal(agent, a, str(error))
+            return
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict(zip(self.possible_agents, rewards, strict=True))
         self._accumulate_rewards()
         self._after_change(deal_over=bool(getattr(self.engine, "deal_over", (True,))[0]))
         if self.render_mode == "human":
             self.render()
+
+    def state(self) -> np.ndarray:
+        """float32 [state_space.shape[0]]: the global state, for centralised critics (a
+        fresh array inside ``state_space``): the observation of seat 0 — the public state
+        and seat 0's hand, its relative slot ``i`` being seat ``i`` — followed by what no
+        observation shows (every hand, ...; see the game's module docstring)."""
+        out = np.empty(self.state_space.shape, np.float32)
+        size = self.engine.observation_size
+        self.engine.observe_one(0, out[:size])
+        self._write_hidden_state(out[size:])
+        return out
 
     def render(self) -> str | np.ndarray | None:
         """The table as the agent to act sees it: text (``"ansi"``; printed for
@@ -137,17 +235,28 @@ class BatchEngineAEC(AECEnv):
         """A readable text view of the table as ``seat`` sees it."""
         raise NotImplementedError
 
+    def fixed_result(self) -> dict | None:
+        """``info["result"]``: the last finished deal or round, with the same keys and
+        shapes in every episode of this configuration and no ``None`` (per-seat entries
+        are lists of length ``num_players``); None while no deal or round has finished."""
+        raise NotImplementedError
+
+    def _write_hidden_state(self, out: np.ndarray) -> None:
+        """Write the columns of :meth:`state` after the seat-0 view into ``out``
+        (float32, every entry)."""
+        raise NotImplementedError
+
     # -- internals ---------------------------------------------------------------------
     @property
     def _over(self) -> bool:
-        return bool(self.engine.game_over[0])
+        return self._illegal is not None or bool(self.engine.game_over[0])
 
     def _after_change(self, deal_over: bool = True) -> None:
         """Refresh selection, mask, terminations and infos from the engine; the result
         dict is rebuilt only when a deal may have ended (``deal_over``)."""
         self._obs_fresh = [False] * self.engine.num_players
         if deal_over:
-            self._result = self.engine.result(0)
+            self._result = self.fixed_result()
         result = self._result
         if self._over:
             self._mask = self._no_mask
@@ -163,6 +272,22 @@ class BatchEngineAEC(AECEnv):
             self.infos = {a: {"action_mask": mask if a == selected else no_mask,
                               "result": result} for a in self.agents}
 
+    def _terminate_illegal(self, agent: str, action: int, reason: str) -> None:
+        """End the game after ``agent``'s illegal ``action``: ``ILLEGAL_ACTION_REWARD``
+        for him, 0 for the others, every agent terminated (not truncated: the game is
+        over, nothing was cut short), no masks, and ``info["illegal_action"]`` saying
+        who, what and why. The engine's game is left as it was before the action."""
+        self._illegal = {"agent": agent, "action": action, "name": self.action_names[action],
+                         "reason": reason}
+        self._mask = self._no_mask
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: 0.0 for a in self.agents}
+        self.rewards[agent] = ILLEGAL_ACTION_REWARD
+        self._accumulate_rewards()
+        self.terminations = {a: True for a in self.agents}
+        self.infos = {a: {**info, "action_mask": self._no_mask,
+                          "illegal_action": self._illegal} for a, info in self.infos.items()}
+
 
 # -- the standard wrapper stack, without its per-call overhead --------------------------------
 #: attributes PettingZoo's OrderEnforcingWrapper refuses before the first reset
@@ -173,23 +298,13 @@ _NEED_RESET = frozenset(
 
 
 class CheckedActions(wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's ``AssertOutOfBoundsWrapper``, the same assertion made faster: an
-    integer action (``int`` or a numpy integer scalar, which ``Discrete.contains`` accepts)
-    is checked against the ``Discrete`` range directly (anything else goes to
-    ``action_space(agent).contains`` as before), and the state it reads comes straight
-    from the environment it wraps, not through ``__getattr__``."""
+    """PettingZoo's ``AssertOutOfBoundsWrapper`` in its place in the standard stack, its
+    check made by the environment itself: ``raw_env.step`` refuses a non-integer or
+    out-of-range action with a ``ValueError`` naming the action and the range (see
+    :func:`action_id`), so this layer passes every action straight through."""
 
     def step(self, action: Any) -> None:
-        env = self.env
-        agent = env.agent_selection
-        if isinstance(action, (int, np.integer)):
-            space = env.action_spaces[agent]
-            ok = space.start <= action < space.start + space.n
-        else:
-            ok = (action is None and (env.terminations[agent] or env.truncations[agent])) or (
-                env.action_space(agent).contains(action))
-        assert ok, "action is not in action space"
-        env.step(action)
+        self.env.step(action)
 
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
@@ -216,19 +331,21 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
 
 
 def standard_wrappers(env: AECEnv) -> AECEnv:
-    """``env`` in PettingZoo's standard wrappers (out-of-bounds assertion, order
+    """``env`` in PettingZoo's standard wrappers (out-of-bounds check, order
     enforcement), as :class:`CheckedActions` and :class:`OrderEnforcing`."""
     return OrderEnforcing(CheckedActions(env))
 
 
-def register_aec(env_id: str, entry_point: str) -> None:
+def register_aec(env_id: str, entry_point: str) -> bool:
     """Register ``env_id`` (e.g. ``"cardgames/abracadabra_v0"``) in PettingZoo's registry,
-    so that ``pettingzoo.make("aec", env_id)`` works; a no-op on PettingZoo without one."""
+    so that ``pettingzoo.make("aec", env_id)`` works. Returns whether the registry holds
+    it: False on PettingZoo without a registry (before 1.27), where nothing is done."""
     try:
         from pettingzoo.env_registry.registration import aec_registry, register
     except ImportError:  # PettingZoo < 1.27 has no registry
-        return
+        return False
     namespace, _, name = env_id.rpartition("/")
     stored = f"{namespace}/{name.replace('_v', '-v')}"  # PettingZoo stores "name-vN"
     if stored not in aec_registry:
         register("aec", env_id, entry_point=entry_point)
+    return True

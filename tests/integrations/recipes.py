@@ -7,14 +7,12 @@ share two cores. A recipe whose library is missing is skipped with the extra to 
 
 from __future__ import annotations
 
-import inspect
 import os
 import subprocess
 import sys
 from importlib.util import find_spec
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,39 +42,3 @@ def run_recipe(name: str, *args: str, cwd: Path, timeout: float = 300,
                     f"{proc.stderr[-4000:]}", pytrace=False)
     return proc.stdout
 
-
-# -- the environment features some recipes rely on --------------------------------------------
-def has_illegal_action_option() -> bool:
-    """True when both games' ``env()`` take ``illegal_action`` (``"terminate"``: an illegal
-    action ends the game with -1 for the offender, PettingZoo's classic convention)."""
-    from envs import abracadabra_v0, four_aces_v0
-
-    return all("illegal_action" in inspect.signature(m.env).parameters
-               for m in (abracadabra_v0, four_aces_v0))
-
-
-def result_is_fixed_shape(episodes: int = 4) -> bool:
-    """True when ``info["result"]`` has the same keys and value shapes on every episode and
-    no ``None`` (what replay buffers that store ``info`` need), on small tables of both
-    games with random play."""
-    from envs import abracadabra_v0, four_aces_v0
-
-    for make in (lambda: abracadabra_v0.env(variant="two"),
-                 lambda: four_aces_v0.env(num_players=3)):
-        env, shapes = make(), set()
-        for seed in range(episodes):
-            env.reset(seed=seed)
-            for agent in env.agent_iter():
-                obs, _, term, trunc, info = env.last()
-                env.step(None if term or trunc
-                         else env.action_space(agent).sample(obs["action_mask"]))
-            result = info["result"]
-            if any(v is None for v in result.values()):
-                return False
-            try:
-                shapes.add(tuple(sorted((k, np.shape(v)) for k, v in result.items())))
-            except ValueError:  # a ragged list
-                return False
-        if len(shapes) > 1:
-            return False
-    return True

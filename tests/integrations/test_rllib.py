@@ -5,19 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integrations.recipes import has_illegal_action_option, requires, run_recipe
-
-# TODO(lead): remove this xfail once issue 14 item 2 has landed (env(...,
-# illegal_action="terminate")). RLlib's environment check steps an unmasked random action;
-# the recipe builds the games with illegal_action="terminate" so that check passes.
-WAITS_FOR_ILLEGAL_ACTION = pytest.mark.xfail(
-    not has_illegal_action_option(), strict=False,
-    reason="waits for env(illegal_action='terminate') (issue 14 item 2): RLlib's env check "
-           "steps an unmasked random action")
+from tests.integrations.recipes import requires, run_recipe
 
 # "tree" is dm-tree, which ray[rllib] brings: plain ray cannot import ray.rllib
 pytestmark = [requires("ray", "tree", "torch"), pytest.mark.slow,
-              pytest.mark.xdist_group("integrations"), WAITS_FOR_ILLEGAL_ACTION]
+              pytest.mark.xdist_group("integrations")]
 
 
 def test_rllib_ppo_with_action_masking(tmp_path):

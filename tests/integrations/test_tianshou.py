@@ -4,18 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integrations.recipes import requires, result_is_fixed_shape, run_recipe
+from tests.integrations.recipes import requires, run_recipe
 
-# TODO(lead): remove this xfail once issue 14 item 1 has landed (info["result"] with the same
-# keys and shapes on every episode, no None). Tianshou's replay buffer stores each step's
-# info and fails on ragged lists ("shape mismatch: value array of shape (4,0) ...").
-WAITS_FOR_FIXED_RESULT = pytest.mark.xfail(
-    not result_is_fixed_shape(), strict=False,
-    reason="waits for a fixed-shape info['result'] (issue 14 item 1): Tianshou's buffer "
-           "stores info")
-
-pytestmark = [requires("tianshou"), pytest.mark.slow, pytest.mark.xdist_group("integrations"),
-              WAITS_FOR_FIXED_RESULT]
+pytestmark = [requires("tianshou"), pytest.mark.slow, pytest.mark.xdist_group("integrations")]
 
 
 @pytest.mark.parametrize("game", ["abracadabra", "four_aces"])

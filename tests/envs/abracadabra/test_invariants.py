@@ -1,5 +1,5 @@
 """Random playouts of the batch engine in every variant, checked against a plain,
-independent reference written here game by game (RULES.md A–M).
+independent reference written here game by game (docs/rules.md A–M).
 
 Every step of every game: the engine's legal-action mask equals the reference's legal
 actions, the seat to act agrees, cards are conserved (hands + played + leftover = deck).

@@ -1,7 +1,7 @@
 """The fast observation encoder equals a plain reference encoder, entry for entry.
 
-The reference below is the engine's original ``observe`` (one segment at a time, from the
-engine's bool card arrays), kept here as the specification of every observation value. It is
+The reference below is a plain ``observe`` (one segment at a time, from the state's bool
+card views), kept here as the specification of every observation value. It is
 compared with :meth:`AbracadabraEngine.observe` on random playouts of every variant, with
 the default observer (the seat to act) and with arbitrary observer seats, through deals,
 matches, finished games and auto-resets.
@@ -18,7 +18,7 @@ from envs.cards import NUM_CARDS
 
 
 def reference_observe(e: AbracadabraEngine, seats: np.ndarray | None = None) -> np.ndarray:
-    """float32 [B, 755], segment by segment, as the engine first wrote it."""
+    """float32 [B, 755], segment by segment: the plain reference encoder."""
     B, P, H, E = e.batch_size, e.num_players, e.num_hands, e.cards_each
     L = LAYOUT
     col = {seg.name: seg.start for seg in L}

@@ -1,4 +1,4 @@
-"""Scripted Abracadabra deals that check RULES.md A–M rule by rule.
+"""Scripted Abracadabra deals that check docs/rules.md A–M rule by rule.
 
 Most scripts use the ``two`` variant (24 cards 9..A + joker, 12 each, bonus 20 / 10) with
 hands chosen so that every trick is forced; the expected arithmetic is worked out in the

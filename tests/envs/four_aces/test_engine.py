@@ -1,5 +1,5 @@
 """Four Aces engine: random-play invariants, batch vs batch-of-one, seeding, observation
-privacy, validation (RULES.md G–K)."""
+privacy, validation (docs/rules.md G–K)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Four Aces scripted rule scenarios (RULES.md G, H, K), dealt through reset_with_deal."""
+"""Four Aces scripted rule scenarios (docs/rules.md sections G, H, K), dealt through
+reset_with_deal."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Four Aces scoring (RULES.md K2, K3): a table of worked cases and a brute-force check."""
+"""Four Aces scoring (docs/rules.md K2, K3): a table of worked cases and a brute-force check."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Four Aces scoring fast path (envs.four_aces.scoring) against the previous exact
+"""Four Aces scoring fast path (envs.four_aces.scoring) against an independent exact
 algorithm, a bitmask DP over every subset of card positions, kept here as the reference.
 
 The fast path splits a set into by-rank and by-suit combinations with static tables (see
@@ -28,7 +28,7 @@ from envs.four_aces.scoring_tables import rank_value_table, suit_full_table
 _NEG = np.int16(-1000)
 
 
-# -- reference: the previous bitmask DP (unchanged algorithm) ---------------------------
+# -- reference: a bitmask DP over every subset of card positions -----------------------
 class _Tables:
     """Static index tables for card sets of exactly n cards."""
 
