@@ -20,7 +20,7 @@ $(BIN)/python:
 # CPU torch first: an unpinned torch would pull a CUDA build of several GB.
 $(STAMP): $(BIN)/python pyproject.toml
 	$(QUIET_PIP) torch==2.13.0 $(TORCH_PIP_ARGS)
-	$(QUIET_PIP) -e ".[train,dev,ray,web]"
+	$(QUIET_PIP) -e ".[train,dev,ray,web,integrations]"
 	touch $(STAMP)
 
 test: $(STAMP)

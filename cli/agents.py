@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 
+from envs.registry import GAMES
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--game",
-        choices=("abracadabra", "four_aces"),
+        choices=GAMES,
         help="list only this game's agents (default: both games)",
     )
 
@@ -24,10 +26,13 @@ def format_agents(game: str) -> str:
     return "\n".join(lines)
 
 
-def run(args: argparse.Namespace) -> int:
-    import agents
+#: the committed evidence of how strong the agents are, on the same duplicate deals
+EVIDENCE = "results/tournaments/*/summary.md (heuristics), results/proof/*/summary.md (policies)"
 
-    games = [args.game] if args.game else list(agents.GAMES)
+
+def run(args: argparse.Namespace) -> int:
+    games = [args.game] if args.game else list(GAMES)
     print("\n\n".join(format_agents(game) for game in games))
     print("\nuse: agents.make(NAME, GAME, **kwargs), or `cardrl tournament --agents NAME,...`")
+    print(f"strength: {EVIDENCE}")
     return 0

@@ -21,14 +21,16 @@ import sys
 #: sub-command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("cli.demo", "the main job: train both games briefly and evaluate them"),
-    "bench": ("cli.bench", "throughput of the engines against OpenSpiel; results/bench.md"),
+    "bench": ("cli.bench", "throughput of the engines against OpenSpiel; writes runs/bench/"),
     "tournament": ("cli.tournament", "duplicate-deal tournament: ratings and CIs"),
     "bidbench": ("cli.bidbench", "Abracadabra bidding strategies compared on the same deals"),
+    "ladder": ("cli.ladder", "strength ladder: every agent vs the strongest heuristic"),
     "agents": ("cli.agents", "list the agents of each game, one line each"),
     "train": ("cli.train", "self-play training of a masked PPO policy from a YAML config"),
     "play": ("cli.play", "play a game in the terminal against the agents"),
     "replay": ("cli.replay", "tell or check saved games (JSON lines from --save-games)"),
     "serve": ("cli.serve", "local web app: play against the agents, watch and replay games"),
+    "fuzz": ("cli.fuzz", "random play of every configuration, the rules checked every step"),
 }
 
 

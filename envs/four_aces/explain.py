@@ -1,4 +1,4 @@
-"""Which combinations make a Four Aces score (RULES.md K2, K3), for people to read.
+"""Which combinations make a Four Aces score (docs/rules.md K2, K3), for people to read.
 
 :mod:`envs.four_aces.scoring` computes the best total fast without naming its split;
 :func:`best_split` finds a split with that total by an exhaustive search over the

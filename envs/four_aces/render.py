@@ -14,10 +14,15 @@ def _cards(counts: np.ndarray) -> str:
     return " ".join(pretty_card(c) for c in cards) or "-"
 
 
+def _count(n: int) -> str:
+    return f"{n} card" if n == 1 else f"{n} cards"
+
+
 def render_text(engine, game: int = 0, seat: int = 0) -> str:
     """A readable view of ``game`` of ``engine`` (a FourAcesEngine) for ``seat``, from its
     public state: own hand, every table, the discard pile (top card and size), the stock
-    size, hand sizes and limits L, and the scores (RULES.md "What each player sees")."""
+    size, hand sizes and limits L (G7: "hand 4 of L=4"), and the scores (docs/rules.md, "What
+    each player knows")."""
     st = engine.state
     lines = []
     if st.game_over[game]:
@@ -31,12 +36,12 @@ def render_text(engine, game: int = 0, seat: int = 0) -> str:
     size = int(st.discard_size[game])
     top = pretty_card(int(st.discard[game, size - 1])) if size else "-"
     stock = DECK_SIZE - int(st.stock_top[game])
-    lines.append(f"stock: {stock} cards   discard pile: {size} cards, top {top}")
+    lines.append(f"stock: {_count(stock)}   discard pile: {_count(size)}, top {top}")
     for p in range(engine.num_players):
         me = " (you)" if p == seat else ""
         lines.append(
             f"player_{p}{me}: total {int(st.totals[game, p])}, "
-            f"hand {int(st.hand_size[game, p])}/L={int(st.hand_limit[game, p])}, "
+            f"hand {int(st.hand_size[game, p])} of L={int(st.hand_limit[game, p])}, "
             f"table {_cards(st.table[game, p])}"
         )
     hand = st.hand[game, seat]

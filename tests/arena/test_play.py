@@ -183,3 +183,72 @@ def test_command_line_errors_are_reported(capsys):
     assert cardrl(["play", "abracadabra", "--seat", "7", "--vs", "random"]) == 2
     assert "--seat=7 is out of range" in capsys.readouterr().err
     assert cardrl(["play", "four_aces", "--variant", "three", "--vs", "random"]) == 2
+
+
+# -- the Four Aces view: L, draw, and the round's points by combination ---------------------
+def _round_lines(text: str) -> list[tuple[list[int], list[str]]]:
+    """Each "Round N over: points ..." line's points and the per-seat lines under it."""
+    lines = text.splitlines()
+    rounds = []
+    for i, line in enumerate(lines):
+        if line.startswith("Round ") and " over: points " in line:
+            points = [int(p) for p in re.findall(r"player_\d(?: \(you\))? (-?\d+)", line)]
+            rounds.append((points, lines[i + 1 : i + 1 + len(points)]))
+    return rounds
+
+
+def test_four_aces_view_explains_the_hand_limit_and_draw():
+    status, text, inp = _play("four_aces", then_legal=True, seed=3, players=3, vs="random")
+    assert status == 0
+    header = text.split("\n\n", 1)[0]  # told once, before the first table (G7, H2 b)
+    assert "hand limit L (G6)" in header
+    assert "draw: turn up the stock's top card onto the discard pile" in header
+    assert "a\n    joker turned up goes into your hand instead and raises your L by 1" in header
+    assert "L = 3 + the jokers that have come into that hand this round" in header
+    assert text.count("How to play") == 1
+    assert re.search(r"player_0 \(you\): total 0, hand \d of L=\d", text)
+    assert inp.prompts[0] == "Your move (discard a card or draw; ? for help): "
+
+
+def _card(text: str) -> int:
+    """A card as the view prints it ("10♠", "A♥") as a card index."""
+    from envs.cards import SUIT_SYMBOLS, parse_card
+
+    for symbol, letter in zip(SUIT_SYMBOLS, "CDHS", strict=True):
+        text = text.replace(symbol, letter)
+    return parse_card(text.replace("10", "T"))
+
+
+@pytest.mark.parametrize("seed, kwargs", [
+    (3, {"players": 3}),
+    (4, {"players": 4}),
+    (5, {"players": 4, "match": True, "target_points": 6}),
+    (6, {"players": 5, "variant": "free"}),
+])
+def test_four_aces_round_end_tells_each_players_points_by_combination(seed, kwargs):
+    from envs.four_aces.explain import combination
+    from envs.four_aces.scoring import score_cards
+
+    status, text, _ = _play("four_aces", then_legal=True, seed=seed, vs="random", **kwargs)
+    assert status == 0 and "Game over." in text
+    scoring = kwargs.get("variant", "strict")
+    rounds = _round_lines(text)
+    assert rounds and (len(rounds) > 1) == bool(kwargs.get("match"))
+    for points, seat_lines in rounds:
+        assert len(seat_lines) == len(points)
+        for seat, (line, total) in enumerate(zip(seat_lines, points, strict=True)):
+            head, _, split = line.partition(": ")
+            shown_total = re.escape(f"{total:+d}")
+            assert re.fullmatch(rf"  player_{seat}( \(you\))? {shown_total}", head), line
+            cards, values = [], []
+            for part in split.split(", "):  # "one pair 2♣ 2♠ (-1)" or "loose 7♣ A♥"
+                words = part.split()
+                group = [_card(w) for w in words if re.fullmatch(r"(10|[2-9JQKA])[♣♦♥♠]", w)]
+                cards += group
+                if words[0] == "loose":
+                    continue
+                name = " ".join(w for w in words[:-1] if not re.search(r"[♣♦♥♠]", w))
+                values.append(int(words[-1].strip("()")))
+                assert combination(group) == (name, values[-1]), line  # K2
+            assert sum(values) == total, line
+            assert score_cards(cards, scoring) == total, line  # K3: the engine's score

@@ -4,7 +4,6 @@ sanity, the tournament's summary table."""
 from __future__ import annotations
 
 import math
-import sys
 
 import numpy as np
 import pandas as pd
@@ -91,16 +90,8 @@ T975_REFERENCE = {1: 12.706205, 3: 3.182446, 30: 2.042272, 31: 2.039513, 100: 1.
 
 def test_t_quantile_matches_the_exact_values():
     for df, exact in T975_REFERENCE.items():
-        assert stats.t_quantile_975(df) == pytest.approx(exact, abs=1e-4), df
+        assert stats.t_quantile_975(df) == pytest.approx(exact, abs=1e-6), df
     assert math.isnan(stats.t_quantile_975(0))
-
-
-def test_t_quantile_is_the_same_with_or_without_scipy(monkeypatch):
-    """The CIs do not depend on which optional packages are installed."""
-    installed = [stats.t_quantile_975(df) for df in T975_REFERENCE]
-    monkeypatch.setitem(sys.modules, "scipy", None)  # any scipy import raises ImportError
-    monkeypatch.setitem(sys.modules, "scipy.special", None)
-    assert [stats.t_quantile_975(df) for df in T975_REFERENCE] == installed
 
 
 def test_openskill_orders_a_clear_ranking():
