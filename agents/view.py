@@ -3,11 +3,11 @@
 Agents never touch engine state; they decode the observation vector through the game's
 :class:`~envs.core.ObservationLayout`. This helper keeps that decoding short and uniform:
 
->>> from envs.abracadabra.engine import LAYOUT  # doctest: +SKIP
->>> view = ObsView(LAYOUT, observations)        # doctest: +SKIP
->>> view["hand"].shape                          # doctest: +SKIP
+>>> from envs.abracadabra.observation import LAYOUT  # doctest: +SKIP
+>>> view = ObsView(LAYOUT, observations)             # doctest: +SKIP
+>>> view["hand"].shape                               # doctest: +SKIP
 (N, 53)
->>> view.index("trump_suit")                    # argmax of a one-hot, -1 where all zero
+>>> view.index("trump_suit")                         # argmax of a one-hot, -1 where all zero
 """
 
 from __future__ import annotations

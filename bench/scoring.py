@@ -1,4 +1,4 @@
-"""Benchmark of Four Aces round scoring (RULES.md K2/K3): scorings per second.
+"""Benchmark of Four Aces round scoring (docs/rules.md K2/K3): scorings per second.
 
 Measures, on random sets of 6 to 9 cards and for both K3 modes: ``score_batch`` batched
 (one call for all sets), ``score_batch`` in calls of 200 sets (what the engine scores at a

@@ -1,6 +1,6 @@
 """``cardrl demo``: the main job on a small default budget (a few minutes on 2 cores).
 
-1. trains a policy for each game by self-play (``configs/demo_*.yaml``, ~90 s each,
+1. trains a policy for each game by self-play (``configs/demo_*.yaml``, a 90-second budget each,
    evaluated several times on the way: the learning curves);
 2. evaluates each trained policy against the heuristics and random play in a
    duplicate-deal tournament;

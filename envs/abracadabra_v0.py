@@ -1,6 +1,6 @@
 """Abracadabra as a PettingZoo AEC environment (``abracadabra_v0``).
 
-A trick-taking game in which everyone aims at the declarer's bid. The rules are RULES.md
+A trick-taking game in which everyone aims at the declarer's bid. The rules are docs/rules.md
 sections A–M (rule ids cited below); the pure-numpy batch engine is
 :class:`envs.abracadabra.engine.AbracadabraEngine`, this module is a thin adapter over a
 batch of one (:class:`envs.pettingzoo_base.BatchEngineAEC`).

@@ -1,6 +1,6 @@
 """Four Aces as a PettingZoo AEC environment (draw and discard, collect combinations).
 
-Rules (RULES.md G–K, rule ids in brackets). 3 to 5 players, one 52-card deck plus two
+Rules (docs/rules.md G–K, rule ids in brackets). 3 to 5 players, one 52-card deck plus two
 jokers [G1]. Before each round the players draw cards until the ace of spades shows; its
 drawer deals [G2]. Everyone gets 3 hidden hand cards and 3 face-up table cards; the rest
 is the stock [G3]. A hand may hold L = 3 + (jokers that entered it this round) cards [G7];

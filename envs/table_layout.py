@@ -7,7 +7,7 @@ translate primitives, so both draw the same picture. Cards are drawn from shapes
 symbols are circles and polygons), nothing is loaded from files.
 
 The seat seen from sits at the bottom; the others follow clockwise (the seat on one's
-left comes next, RULES.md: play goes clockwise).
+left comes next, docs/rules.md: play goes clockwise).
 """
 
 from __future__ import annotations

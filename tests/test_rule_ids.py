@@ -53,10 +53,15 @@ _EDGE_AFTER = r"(?![\w])"
 ID_RANGE = re.compile(rf"{_EDGE_BEFORE}({_ID})\s*[–-]\s*({_ID}){_EDGE_AFTER}")
 #: ``E3``, optionally with a sub-item: ``H2 b``, ``H2 (b)``, ``H2(b)``
 ID = re.compile(rf"{_EDGE_BEFORE}({_ID}){_EDGE_AFTER}(?: ?\(([a-z])\)| ([a-z])(?![\w]))?")
-#: ``RULES.md A–M``, ``sections G–K``, ``(A–S)``: a range of sections (en dash only)
-SECTION_RANGE = re.compile(rf"(?:RULES\.md |[Ss]ections? |\(|^|\s)([{_L}])–([{_L}])(?![\w])")
-#: ``(B)``, ``RULES.md B``, ``section B``: one section
-SECTION = re.compile(rf"(?:(?:^|\s)\(([{_L}])\)|(?:RULES\.md |[Ss]ection )([{_L}])(?![\w]))")
+_RULES_FILE = r"(?:RULES|rules)\.md "
+#: ``docs/rules.md A–M``, ``sections G–K``, ``(A–S)``: a range of sections (en dash only)
+SECTION_RANGE = re.compile(
+    rf"(?:{_RULES_FILE}|[Ss]ections? |\(|^|\s)([{_L}])–([{_L}])(?![\w])"
+)
+#: ``(B)``, ``docs/rules.md B``, ``section B``: one section
+SECTION = re.compile(
+    rf"(?:(?:^|\s)\(([{_L}])\)|(?:{_RULES_FILE}|[Ss]ection )([{_L}])(?![\w]))"
+)
 #: ruff/flake8 suppressions, whose codes look like ids
 NOQA = re.compile(r"noqa(?::\s*[A-Z]+\d+(?:\s*,\s*[A-Z]+\d+)*)?")
 

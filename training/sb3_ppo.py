@@ -31,8 +31,8 @@ from training.resume import Interrupted, Resume, restoring, resume_file, save_re
 
 def train_sb3(cfg: TrainConfig, run_dir: Path, resume: Resume | None = None,
               progress: bool = True) -> dict:
-    """MaskablePPO on :class:`BatchSeatVecEnv` into ``run_dir``, continuing from the
-    checked resume file ``resume`` if given; the learner plays one seat per game, seats
+    """MaskablePPO on :class:`training.vec_env.BatchSeatVecEnv` into ``run_dir``, continuing
+    from the checked resume file ``resume`` if given; the learner plays one seat per game, seats
     given to ``self`` are played by the current policy (not trained on).
     :func:`training.train.train` validates, seeds and prepares ``run_dir`` first.
 

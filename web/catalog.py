@@ -15,7 +15,8 @@ from pathlib import Path
 import agents
 from envs import registry
 
-#: Abracadabra's variants and Four Aces' player counts and scoring rules (RULES.md A, G1, K3)
+#: Abracadabra's variants and Four Aces' player counts and scoring rules
+#: (docs/rules.md section A, G1, K3)
 TABLES = {
     "abracadabra": {"variant": ["four", "three", "two_dummy", "two"]},
     "four_aces": {"num_players": [3, 4, 5], "scoring": ["strict", "free"]},

@@ -1,7 +1,7 @@
 """Suit symmetry of Four Aces: a network that sees every deal with its suits in one order.
 
 The four suits of Four Aces play identical roles: no rule of play or scoring names a suit
-(RULES.md G–K; the ace of spades only picks the dealer, G2, before any decision). A deal
+(docs/rules.md G–K; the ace of spades only picks the dealer, G2, before any decision). A deal
 and the same deal with its suits renamed are the same problem, so a policy should act
 alike on both. ``symmetry: suits`` (a model-config field) makes a network see each
 observation with its suits **sorted into a canonical order** — by the own hand, then the

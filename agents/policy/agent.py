@@ -50,7 +50,7 @@ TRAIN_HINT = {
     "four_aces": "configs/four_aces_4p.yaml",
 }
 #: game -> the variant keys, in the order of the observation's first (one-hot) segment:
-#: Abracadabra's variants (RULES.md section A), Four Aces' player counts 3 to 5 (G1)
+#: Abracadabra's variants (docs/rules.md section A), Four Aces' player counts 3 to 5 (G1)
 VARIANT_KEYS = {"abracadabra": tuple(VARIANTS), "four_aces": ("3p", "4p", "5p")}
 
 

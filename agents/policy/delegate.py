@@ -1,7 +1,7 @@
 """Policies that make only some decisions and hand the others to a delegate agent.
 
 A network trained with ``ppo.delegate: heuristic`` (Abracadabra) decides the **bids** (C1 in
-RULES.md) — the skill the bidding benchmark measures — and every other decision of its
+docs/rules.md) — the skill the bidding benchmark measures — and every other decision of its
 seats (showing cards, D1; card play, E; saying "Abracadabra", F1) is made by the delegate,
 e.g. the heuristic's exact-target card play. So the network learns *what to bid given how
 the hand will be played*, which it cannot learn in 30 minutes when it must also learn the
@@ -10,7 +10,7 @@ card play from scratch.
 The split is by the legal-action mask alone (an agent sees nothing else): a row is the
 network's when a bid is legal (:data:`NETWORK_ACTIONS`). The same routing is used while
 training (:mod:`training.ppo_batch`, the opponent pool) and when the checkpoint plays
-(:class:`agents.policy.PolicyAgent`), so both see the same split.
+(:class:`agents.policy.agent.PolicyAgent`), so both see the same split.
 """
 
 from __future__ import annotations

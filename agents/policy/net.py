@@ -9,7 +9,7 @@ actions get the logit ``MASKED`` (their probability underflows to exactly 0).
 names engineered features appended to the observation: the torch modules take
 ``concat(obs, features(obs))`` (numpy, float32, :meth:`PolicyNet.prepare`), of
 ``net.input_size`` columns. Every caller that turns observations into a forward pass
-(rollouts, the opponent pool, :class:`agents.policy.PolicyAgent`) goes through
+(rollouts, the opponent pool, :class:`agents.policy.agent.PolicyAgent`) goes through
 :meth:`PolicyNet.encode`, so a checkpoint (whose model config holds ``features`` and
 ``symmetry``) is self-describing. ``features="none"`` (the default) is the raw observation.
 

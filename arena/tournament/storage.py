@@ -12,8 +12,8 @@ another project version): the results would mix two tournaments. When every chun
 done ``games.csv`` is rewritten sorted by (deal, rotation, seat) and the summary files are
 written (:func:`arena.tournament.report.write_outputs`).
 
-**Folders without an inputs record** (``tournament.json`` written before inputs were
-recorded) are resumed only when no entrant loads a file, with a warning on stderr that
+**Folders without an inputs record** (a ``tournament.json`` with no ``inputs`` field)
+are resumed only when no entrant loads a file, with a warning on stderr that
 the project version cannot be checked; with an entrant that loads a file the resume is
 refused (the games there cannot be tied to the file's content): start a new folder.
 """

@@ -1,7 +1,7 @@
 """Abracadabra's rules as constants: phases, the action space and the rule lookup tables.
 
 Imported by the engine, the observation encoder and the agents; nothing here changes
-during a game. Rule ids are those of RULES.md sections A–M.
+during a game. Rule ids are those of docs/rules.md sections A–M.
 
 Card sets are ``uint64`` bit sets (bit ``c`` for card index ``c``, :data:`CARD_BIT`): the
 tables below turn rules into one lookup each. The hot paths index them with flat indices

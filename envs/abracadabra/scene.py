@@ -1,4 +1,4 @@
-"""An Abracadabra table as a :class:`~envs.table_view.Scene` (RULES.md A–S).
+"""An Abracadabra table as a :class:`~envs.table_view.Scene` (docs/rules.md A–S).
 
 Seen from one seat: its own hand, the dummy's face-up hand (E4), the declarer's shown
 cards (D1) and the public facts — trump and the turned-up leftover (B2), bids (C1), the

@@ -1,4 +1,4 @@
-"""Four Aces (RULES.md G–K): a pure-numpy batch rules engine and exact scoring.
+"""Four Aces (docs/rules.md G–K): a pure-numpy batch rules engine and exact scoring.
 
 ``rules`` holds the constants, ``state`` the games' arrays, ``engine`` the transitions,
 ``observation`` what each seat sees, ``scoring`` the K2/K3 score. No RL framework is

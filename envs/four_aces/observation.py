@@ -1,8 +1,8 @@
 """Four Aces observations: the layout (an interface: agents read it by segment name), the
 scale of the int8 observation and the encoder of a batch.
 
-An observation holds only what its seat may know (RULES.md "What each player sees"): own
-hand, every table, the discard pile, the stock size, every hand size and L, the scores,
+An observation holds only what its seat may know (docs/rules.md, "What each player knows"):
+own hand, every table, the discard pile, the stock size, every hand size and L, the scores,
 the dealer and the round. It is seat-relative: slot r is the seat r places to the left of
 the observer, i.e. seat ``(observer + r) mod P``; slots >= P stay zero.
 

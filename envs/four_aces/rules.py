@@ -1,4 +1,4 @@
-"""Four Aces rule constants (RULES.md G–K): the deck, the deal, the hand limit, the actions.
+"""Four Aces rule constants (docs/rules.md G–K): the deck, the deal, the hand limit, the actions.
 
 The one home of the game's fixed numbers: the engine, the observation encoder and the
 agents import them from here. Cards use the project's canonical index (:mod:`envs.cards`:

@@ -1,4 +1,4 @@
-"""A Four Aces table as a :class:`~envs.table_view.Scene` (RULES.md G–K).
+"""A Four Aces table as a :class:`~envs.table_view.Scene` (docs/rules.md G–K).
 
 Seen from one seat: its own hand, every player's face-up table cards (G3), the discard
 pile (top cards, H2), the stock's size, every hand's size and limit L (G7), the dealer

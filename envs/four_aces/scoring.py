@@ -1,4 +1,4 @@
-"""Four Aces round scoring (RULES.md K1–K3): exact, vectorised over many card sets.
+"""Four Aces round scoring (docs/rules.md K1–K3): exact, vectorised over many card sets.
 
 K2 — combinations (each card in at most one; a combination has 2 to 5 cards):
 
@@ -48,7 +48,8 @@ and loose cards.
 So a batch is a flat list of (row, option) pairs, each scored with a few table lookups,
 then the best option per row. :func:`score_cards` (one set) runs the same algorithm in
 plain Python (no numpy call overhead) and caches its results. The tests compare both with
-an exhaustive partition search and with the previous bitmask DP.
+an exhaustive partition search and with a bitmask DP over every subset
+(``tests/envs/four_aces/test_scoring_fast_paths.py``).
 """
 
 from __future__ import annotations

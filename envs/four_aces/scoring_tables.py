@@ -1,6 +1,6 @@
 """Static tables of the Four Aces scoring algorithm (see :mod:`envs.four_aces.scoring`).
 
-Built once, on first use (about 0.1 s):
+Built once, on first use:
 
 - ``suit_full[m]``: best split of one suit's ranks ``m`` (13-bit mask) entirely into
   by-suit combinations; ``NEG`` when impossible. ``suit_free[m]``: max over sub-masks.

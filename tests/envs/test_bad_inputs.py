@@ -150,7 +150,7 @@ def test_integer_games_are_indices_and_seeds_follow_their_order(game):
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_the_issue_integer_array_is_not_read_as_a_mask(game):
+def test_an_integer_games_array_is_read_as_indices_not_a_mask(game):
     """``[0, 1, 0, 0, 2, 0, 0, 0]`` is read as indices, not as a mask (which would name
     games 1 and 4): it names game 0 six times, which ``reset`` refuses."""
     engine = registry.make_engine(game, batch_size=8)

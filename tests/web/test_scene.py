@@ -1,5 +1,5 @@
 """Pictures of a state: scenes hide what a seat may not see, SVG and RGB draw them, and the
-Four Aces result is explained by combination (RULES.md K2/K3)."""
+Four Aces result is explained by combination (docs/rules.md K2/K3)."""
 
 from __future__ import annotations
 
