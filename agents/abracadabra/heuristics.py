@@ -76,10 +76,19 @@ _RANK14 = np.where(np.arange(NUM_CARDS) == JOKER, 13, RANK_OF).astype(np.int64)
 _NEG = -1.0e9
 
 
-def _pick(score: np.ndarray, cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(any candidate [N], the candidate card of highest ``score`` [N])."""
-    s = np.where(cand, score, _NEG)
-    return cand.any(axis=1), s.argmax(axis=1)
+def _fill(choice: np.ndarray, cond: np.ndarray, score, cand) -> None:
+    """Set ``choice`` [N] (-1: not chosen yet) where ``cond`` [N] holds and no card is
+    chosen yet to the candidate card of highest score, in rows that have a candidate.
+
+    ``score`` and ``cand`` are [N, 53] arrays, or functions of the row indices that return
+    those rows of them, so that nothing is computed for rows already decided."""
+    rows = np.flatnonzero(cond & (choice < 0))
+    if not len(rows):
+        return
+    c = cand(rows) if callable(cand) else cand[rows]
+    v = score(rows) if callable(score) else score[rows]
+    ok = c.any(axis=1)
+    choice[rows[ok]] = np.where(c, v, _NEG).argmax(axis=1)[ok]
 
 
 class _Table:
@@ -254,7 +263,6 @@ def sure_tricks(t: _Table, holder: np.ndarray) -> np.ndarray:
 def choose_play(t: _Table, legal: np.ndarray) -> np.ndarray:
     """The card to play [N] for rows in the play phase (others get an arbitrary card)."""
     n = t.n
-    rows = np.arange(n)
     cards = t.cards & legal
     key = t.key
     # -- own situation: tricks needed and forced winners of the own hand -----------------
@@ -279,27 +287,31 @@ def choose_play(t: _Table, legal: np.ndarray) -> np.ndarray:
     # winning chances when leading
     ruff_safe = (out_trumps[:, None] == 0) | (out_in_suit >= 2 * (t.H[:, None] - 1))
     lead_sure = cards & ((higher == 0) & (t.trumpish | ruff_safe))
-    p_lead = np.where(
-        t.trumpish,
-        np.clip(0.75 - 0.3 * higher, 0.0, 1.0),
-        np.where(higher == 0, 0.6, np.where(higher == 1, 0.3, np.where(higher == 2, 0.1, 0.0)))
-        * np.where(ruff_safe, 1.0, 0.7),
-    )
-    p_lead = np.where(lead_sure, 1.0, p_lead)
+
+    def p_lead(r: np.ndarray) -> np.ndarray:
+        h = higher[r]
+        p = np.where(
+            t.trumpish[r],
+            np.clip(0.75 - 0.3 * h, 0.0, 1.0),
+            np.where(h == 0, 0.6, np.where(h == 1, 0.3, np.where(h == 2, 0.1, 0.0)))
+            * np.where(ruff_safe[r], 1.0, 0.7),
+        )
+        return np.where(lead_sure[r], 1.0, p)
+
     # following: which cards beat the trick so far, and which will surely hold
-    power = t.trick_power
-    beats = cards & (power > t.best[:, None])
-    loses = cards & ~beats
-    follow_sure = beats & (
-        t.last[:, None]
-        | ((higher == 0) & (t.trumpish | (out_trumps[:, None] == 0) | (out_in_suit >= 2 * after)))
-    )
+    beats = cards & (t.trick_power > t.best[:, None])
+
+    def follow_sure(r: np.ndarray) -> np.ndarray:
+        return beats[r] & (
+            t.last[r, None]
+            | ((higher[r] == 0) & (t.trumpish[r] | (out_trumps[r, None] == 0)
+                                   | (out_in_suit[r] >= 2 * after[r])))
+        )
 
     choice = np.full(n, -1, np.int64)
 
-    def fill(cond: np.ndarray, ok: np.ndarray, idx: np.ndarray) -> None:
-        take = cond & ok & (choice < 0)
-        choice[take] = idx[take]
+    def fill(cond: np.ndarray, score, cand) -> None:
+        _fill(choice, cond, score, cand)
 
     lead = t.leading
     follow = ~t.leading
@@ -322,33 +334,40 @@ def choose_play(t: _Table, legal: np.ndarray) -> np.ndarray:
     prefer_free = ~d & mode_need  # keep forced winners for later: they win anyway
 
     # cash: play a forced winner when it is legal
-    fill(cash, *_pick(low, cards & forced))
+    fill(cash, low, lambda r: cards[r] & forced[r])
     # -- want to win ------------------------------------------------------------------
     nf = ~(forced & prefer_free[:, None])
     # leading: a sure winner (the cheapest), else the card most likely to hold
-    fill(want_win & lead, *_pick(low, lead_sure & nf))
-    fill(want_win & lead & ~prefer_free, *_pick(low, lead_sure))
-    fill(want_win & lead, *_pick(p_lead * 10 + low * 0.01, cards & nf))
+    fill(want_win & lead, low, lambda r: lead_sure[r] & nf[r])
+    fill(want_win & lead & ~prefer_free, low, lead_sure)
+    fill(want_win & lead, lambda r: p_lead(r) * 10 + low[r] * 0.01, lambda r: cards[r] & nf[r])
     # following: the cheapest sure winner, else third hand high, else discard low
-    fill(want_win & follow, *_pick(low, follow_sure & nf))
-    fill(want_win & follow, *_pick(high, beats & nf & ~t.last[:, None]))
-    fill(want_win & follow, *_pick(low, cards & nf))
+    fill(want_win & follow, low, lambda r: follow_sure(r) & nf[r])
+    fill(want_win & follow, high, lambda r: beats[r] & nf[r] & ~t.last[r, None])
+    fill(want_win & follow, low, lambda r: cards[r] & nf[r])
     # -- want to lose (duck, and cash rows that cannot cash) -----------------------------
     duck = want_duck | cash
+
     # leading: the card with the most cards out above it (never a certain winner)
-    sure_win = (higher == 0) & ((out_in_suit > 0) | (out_trumps[:, None] == 0) | t.trumpish)
-    duck_lead = cards & ~(lead_sure | (sure_win & t.trumpish))
-    fill(duck & lead, *_pick(np.minimum(higher, 6) * 10 - key * 0.01, duck_lead))
-    fill(duck & lead, *_pick(np.minimum(higher, 6) * 10 - key * 0.01, cards))
+    def duck_score(r: np.ndarray) -> np.ndarray:
+        return np.minimum(higher[r], 6) * 10 - key[r] * 0.01
+
+    def duck_lead(r: np.ndarray) -> np.ndarray:
+        sure_win = (higher[r] == 0) & (
+            (out_in_suit[r] > 0) | (out_trumps[r, None] == 0) | t.trumpish[r]
+        )
+        return cards[r] & ~(lead_sure[r] | (sure_win & t.trumpish[r]))
+
+    fill(duck & lead, duck_score, duck_lead)
+    fill(duck & lead, duck_score, cards)
     # following: the highest card that still loses (shed winners safely) ...
-    fill(duck & follow, *_pick(high, loses))
+    fill(duck & follow, high, lambda r: cards[r] & ~beats[r])
     # ... else forced to win: last to play sheds its highest, otherwise play low
-    fill(duck & follow & t.last, *_pick(high, cards))
-    fill(duck & follow, *_pick(low, cards))
+    fill(duck & follow & t.last, high, cards)
+    fill(duck & follow, low, cards)
     # -- anything left (other phases, corner cases): the lowest legal card ---------------
-    fill(np.ones(n, bool), *_pick(low, cards))
-    fill(np.ones(n, bool), *_pick(low, legal))
-    del rows
+    fill(np.ones(n, bool), low, cards)
+    fill(np.ones(n, bool), low, legal)
     return np.maximum(choice, 0)
 
 
@@ -366,31 +385,33 @@ class AbracadabraHeuristic(Agent):
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         masks = np.asarray(action_masks, dtype=bool)
-        t = _Table(observations)
-        out = np.zeros(t.n, np.int64)
-        phase = t.phase
-        # play (every step): vectorised
+        observations = np.asarray(observations)
+        view = ObsView(LAYOUT, observations)
+        n = view.n
+        out = np.zeros(n, np.int64)
+        phase = view.index("phase")  # the Phase value (the one-hot's position), -1 over
+        # play (every step): vectorised; one decoded table per phase
         play = np.flatnonzero(phase == Phase.PLAY.value)
         if len(play):
-            sub = _Table(np.asarray(observations)[play]) if len(play) < t.n else t
+            sub = _Table(view.obs[play] if len(play) < n else view.obs)
             cards = choose_play(sub, masks[play, PLAY_OFFSET : PLAY_OFFSET + NUM_CARDS])
             out[play] = PLAY_OFFSET + cards
         bid = np.flatnonzero(phase == Phase.BID.value)
         if len(bid):
-            sub = _Table(np.asarray(observations)[bid])
+            sub = _Table(view.obs[bid])
             values = self.bid_values(sub)
             hi = masks[bid, BID_OFFSET : BID_OFFSET + MAX_BID + 1].sum(axis=1) - 1
             out[bid] = BID_OFFSET + np.clip(values, 0, hi)
         show = np.flatnonzero(phase == Phase.SHOW.value)
         if len(show):
-            sub = _Table(np.asarray(observations)[show])
+            sub = _Table(view.obs[show])
             out[show] = self.show_actions(sub, masks[show])
         call = np.flatnonzero(phase == Phase.CALL.value)
         if len(call):
-            sub = _Table(np.asarray(observations)[call])
+            sub = _Table(view.obs[call])
             out[call] = np.where(self.call_decisions(sub), CALL, NO_CALL)
         # never return an illegal action (e.g. a mask from an unexpected phase)
-        bad = ~masks[np.arange(t.n), out]
+        bad = ~masks[np.arange(n), out]
         if bad.any():
             scores = np.where(masks[bad], 1.0, -1.0)
             out[bad] = scores.argmax(axis=1)
@@ -469,4 +490,4 @@ class BestHeuristic(ExpectedTricksAgent):
     against +9.8 for ``control`` and +9.2 for ``sure_tricks``) with the shared
     exact-target card play, calling and showing."""
 
-    summary = "the strongest heuristic: expected-tricks bid + exact-target play (default)"
+    summary = "the default heuristic: plays as expected_tricks; level with control"

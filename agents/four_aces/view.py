@@ -32,6 +32,23 @@ def turns_left(observations: np.ndarray) -> np.ndarray:
     return -(-stock // players)
 
 
+def card_lists(counts: np.ndarray, width: int) -> np.ndarray:
+    """int64 [N, width]: the cards of each row of ``counts`` [N, 53] (how many copies of
+    each card index) in increasing index order, a card repeated as often as counted, cut
+    to ``width`` and padded with -1."""
+    counts = np.maximum(counts, 0)
+    n = len(counts)
+    rows, cards = np.nonzero(counts)
+    copies = counts[rows, cards]
+    rows, cards = np.repeat(rows, copies), np.repeat(cards, copies)
+    start = np.searchsorted(rows, np.arange(n))  # first entry of each row
+    slot = np.arange(len(rows)) - start[rows]
+    keep = slot < width
+    out = np.full((n, width), -1, np.int64)
+    out[rows[keep], slot[keep]] = cards[keep]
+    return out
+
+
 class FourAcesView:
     """The decision-relevant part of a Four Aces observation batch [N, D].
 
@@ -47,20 +64,15 @@ class FourAcesView:
 
     def __init__(self, observations: np.ndarray):
         v = ObsView(LAYOUT, observations)
-        self.n = n = v.n
+        self.n = v.n
         hand = np.rint(v["hand"]).astype(np.int64)  # counts, the joker up to 2
-        tables = np.rint(v.blocks("tables", MAX_SLOTS)).astype(np.int64)  # [N, 5, 53]
+        tables = np.rint(v.blocks("tables", MAX_SLOTS))  # [N, 5, 53] whole counts
         pile = np.rint(v["discard_pile"]).astype(np.int64)
         # hand and own table as padded card lists (jokers kept as 52 in the hand)
-        self.hand = np.full((n, MAX_HAND), -1, np.int64)
-        self.table = np.full((n, TABLE_CARDS), -1, np.int64)
-        for r in range(n):
-            cards = np.repeat(np.arange(NUM_CARDS), hand[r])[:MAX_HAND]
-            self.hand[r, : len(cards)] = cards
-            own = np.repeat(np.arange(NUM_CARDS), tables[r, 0])[:TABLE_CARDS]
-            self.table[r, : len(own)] = own
+        self.hand = card_lists(hand, MAX_HAND)
+        self.table = card_lists(tables[:, 0].astype(np.int64), TABLE_CARDS)
         # unseen cards: the deck (52 + 2 jokers) minus everything seen (stock + others' hands)
-        seen = hand + tables.sum(axis=1) + pile
+        seen = hand + tables.sum(axis=1).astype(np.int64) + pile  # (exact: whole numbers)
         unseen = np.maximum(DECK_COUNTS[None, :] - seen, 0)
         self.joker_chance = unseen[:, JOKER] / np.maximum(unseen.sum(axis=1), 1)
         self.pool = unseen.copy()

@@ -1,0 +1,282 @@
+"""The batch heuristics choose exactly what their reference versions choose, and
+``cardrl bench --agents`` measures every agent.
+
+The reference versions (``tests/helpers/*_heuristics_reference.py``) are the heuristics
+as they were before their fast batch forms; the committed tournament results depend on
+their choices. Equality is checked on positions from random and heuristic play of every
+variant and player count, in calls of several batch sizes (the look-ahead discarder's
+seeded draws must stay in step), and on hand-made positions that reach the rare paths.
+Scores of card sets (K2/K3, :mod:`agents.four_aces.set_scores`) are checked against
+:func:`envs.four_aces.scoring.score_presence`. No timing assertions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+from agents.base import act_grouped, sample_legal
+from agents.four_aces import set_scores
+from agents.four_aces.view import FourAcesView, card_lists
+from bench import agents as agents_bench
+from cli import main as cli
+from envs import registry
+from envs.cards import JOKER, NUM_CARDS, parse_card
+from envs.four_aces.observation import LAYOUT as FA_LAYOUT
+from envs.four_aces.scoring import score_presence
+from tests.helpers import abracadabra_heuristics_reference as abra_ref
+from tests.helpers import four_aces_heuristics_reference as fa_ref
+
+ABRA_REFERENCE = {
+    "heuristic": abra_ref.BestHeuristic,
+    "sure_tricks": abra_ref.SureTricksAgent,
+    "expected_tricks": abra_ref.ExpectedTricksAgent,
+    "control": abra_ref.ControlAgent,
+}
+FA_REFERENCE = {
+    "greedy": fa_ref.GreedyDiscarder,
+    "lookahead": fa_ref.LookaheadDiscarder,
+    "heuristic": fa_ref.HeuristicDiscarder,
+}
+
+
+def positions(game: str, count: int, seed: int, policy: str, **options):
+    """(observations, masks) of ``count`` decisions met along play of ``policy``
+    (``"random"`` or ``"heuristic"`` in every seat), from the start of the games."""
+    engine = registry.make_engine(game, 64, **options)
+    engine.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    players = [agents.make("heuristic", game, seed=seed + s) for s in range(engine.num_players)]
+    obs_parts, mask_parts, total = [], [], 0
+    while total < count:
+        if engine.game_over.all():
+            engine.reset(seed=int(rng.integers(2**31)))
+        obs, mask = engine.observe(), engine.legal_action_mask()
+        seat = engine.current_player
+        live = seat >= 0
+        obs_parts.append(obs[live])
+        mask_parts.append(mask[live])
+        total += int(live.sum())
+        if policy == "random":
+            actions = sample_legal(rng, np.where(live[:, None], mask, True))
+        else:
+            actions = act_grouped(players, seat, obs, mask, live)
+        engine.step(actions, active=live)
+    return np.concatenate(obs_parts)[:count], np.concatenate(mask_parts)[:count]
+
+
+def assert_same_choices(fast, reference, observations, masks, chunks=(1, 7, 64, None)):
+    """Both agents, called in the same sequence of batches, choose the same actions."""
+    start = 0
+    for size in chunks * 3:
+        stop = len(observations) if size is None else min(start + size, len(observations))
+        if start >= stop:
+            break
+        obs, mask = observations[start:stop], masks[start:stop]
+        np.testing.assert_array_equal(fast.act_batch(obs, mask), reference.act_batch(obs, mask))
+        start = stop
+
+
+# ------------------------------------------------------------------------------------
+# Four Aces: set scores (K2/K3 strict)
+# ------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def score_table():
+    return set_scores.score_table()
+
+
+def _presence(bits):
+    return ((bits[:, None] >> np.arange(52)) & 1).astype(np.int8)
+
+
+@pytest.mark.parametrize("size", range(10))
+def test_set_scores_equal_score_presence(score_table, size):
+    """K2/K3: every size 0..9, random sets (7 and 8 cards take the pivot paths)."""
+    rng = np.random.default_rng(size)
+    cards = np.argsort(rng.random((4000, 52)), axis=1)[:, :size]
+    bits = set_scores.cards_to_bits(cards) if size else np.zeros(4000, np.int64)
+    np.testing.assert_array_equal(set_scores.score_bits(bits),
+                                  score_presence(_presence(bits), "strict"))
+
+
+def test_set_scores_equal_score_presence_on_ranks_held_several_times(score_table):
+    """K2: sets made of few ranks (pairs, trips, quads, full houses) and long suits, where
+    the pivots are rare and the by-rank combinations matter."""
+    rng = np.random.default_rng(5)
+    sets = []
+    for size in (6, 7, 8):
+        for _ in range(3000):
+            ranks = rng.choice(13, size=rng.integers(2, 5), replace=False)
+            pool = np.array([s * 13 + r for r in ranks for s in range(4)])
+            extra = rng.choice(52, size=3, replace=False)
+            pool = np.unique(np.concatenate([pool, extra]))
+            sets.append(rng.choice(pool, size=min(size, len(pool)), replace=False))
+        for _ in range(1000):  # long suits
+            suit = rng.integers(4)
+            pool = np.concatenate([suit * 13 + np.arange(13), rng.choice(52, 4, replace=False)])
+            sets.append(rng.choice(np.unique(pool), size=size, replace=False))
+    bits = np.array([set_scores.cards_to_bits(s) for s in sets])
+    np.testing.assert_array_equal(set_scores.score_bits(bits),
+                                  score_presence(_presence(bits), "strict"))
+
+
+def test_set_scores_of_known_hands(score_table):
+    # K2: a 5-card run +14; two pairs +3 plus a loose card; four of a kind +10
+    def score(names):
+        bits = set_scores.cards_to_bits([parse_card(c) for c in names])
+        return int(set_scores.score_bits(np.array([bits]))[0])
+
+    assert score(["5H", "6H", "7H", "8H", "9H"]) == 14
+    assert score(["5H", "5D", "9C", "9S", "KH"]) == 3
+    assert score(["7C", "7D", "7H", "7S", "2C", "4D", "9H"]) == 10
+
+
+def test_card_lists_match_the_counts():
+    counts = np.zeros((3, NUM_CARDS), np.int64)
+    counts[0, [3, 10, JOKER]] = [1, 1, 2]
+    counts[1, [0, 51]] = 1
+    lists = card_lists(counts, 3)
+    np.testing.assert_array_equal(lists, [[3, 10, JOKER], [0, 51, -1], [-1, -1, -1]])
+
+
+# ------------------------------------------------------------------------------------
+# Four Aces heuristics: the same choices as the reference
+# ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("num_players", (3, 4, 5))
+@pytest.mark.parametrize("policy", ("random", "heuristic"))
+def test_four_aces_greedy_chooses_as_the_reference(score_table, num_players, policy):
+    obs, masks = positions("four_aces", 1500, 10 + num_players, policy, num_players=num_players)
+    fast, reference = agents.make("greedy", "four_aces"), FA_REFERENCE["greedy"]("four_aces")
+    assert_same_choices(fast, reference, obs, masks)
+    # the option values themselves (the refill features read them) are the same numbers
+    view = FourAcesView(obs)
+    np.testing.assert_array_equal(fast.option_values(view),
+                                  reference.option_values(fa_ref.FourAcesView(obs)))
+
+
+@pytest.mark.parametrize("num_players", (3, 4, 5))
+@pytest.mark.parametrize("policy", ("random", "heuristic"))
+@pytest.mark.parametrize("name", ("lookahead", "heuristic"))
+def test_four_aces_lookahead_chooses_as_the_reference(score_table, num_players, policy, name):
+    """G6/H2/H3: the sampled draws are the same generator calls in the same order, so the
+    same seed gives the same choices, batch after batch."""
+    obs, masks = positions("four_aces", 300, 20 + num_players, policy, num_players=num_players)
+    seed = 7 + num_players
+    fast = agents.make(name, "four_aces", seed=seed)
+    reference = FA_REFERENCE[name]("four_aces", seed=seed)
+    assert_same_choices(fast, reference, obs, masks)
+    # the values of every option that exists (a card in the slot, or turning up)
+    view = FourAcesView(obs)
+    a = agents.make(name, "four_aces", seed=1).option_values(view)
+    b = FA_REFERENCE[name]("four_aces", seed=1).option_values(fa_ref.FourAcesView(obs))
+    exists = np.concatenate([view.hand >= 0, np.ones((view.n, 1), bool)], axis=1)
+    np.testing.assert_array_equal(a[exists], b[exists])
+
+
+def _shrink_unseen(obs: np.ndarray, keep: int) -> np.ndarray:
+    """The observations with all but ``keep`` unseen non-joker cards moved to the discard
+    pile: fewer unseen cards than the look-ahead's draws, so draws repeat."""
+    out = obs.copy()
+    view = FourAcesView(obs)
+    pile = FA_LAYOUT["discard_pile"]
+    for r in range(len(out)):
+        unseen = np.flatnonzero(view.pool[r] > 0)
+        out[r, pile][unseen[keep:]] += 1
+    return out
+
+
+@pytest.mark.parametrize("keep", (0, 1, 3, 4, 5))
+def test_four_aces_lookahead_with_few_unseen_cards(score_table, keep):
+    """The rows whose draws repeat a card go through card lists, as the reference did."""
+    obs, masks = positions("four_aces", 96, 3, "random", num_players=4)
+    few = _shrink_unseen(obs, keep)
+    mixed = np.concatenate([few[:48], obs[48:]])
+    for name in ("lookahead", "greedy"):
+        fast = agents.make(name, "four_aces", seed=2)
+        reference = FA_REFERENCE[name]("four_aces", seed=2)
+        assert_same_choices(fast, reference, mixed, masks, chunks=(5, None))
+
+
+def test_four_aces_without_the_table_chooses_the_same(monkeypatch):
+    """A small call before the table exists is scored directly: the same choices."""
+    obs, masks = positions("four_aces", 40, 4, "random", num_players=3)
+    monkeypatch.setattr(set_scores.score_table, "cache_info",
+                        lambda: type("Info", (), {"currsize": 0})())
+    for name in ("greedy", "lookahead"):
+        assert_same_choices(agents.make(name, "four_aces", seed=5),
+                            FA_REFERENCE[name]("four_aces", seed=5), obs, masks,
+                            chunks=(1, None))
+
+
+# ------------------------------------------------------------------------------------
+# Abracadabra heuristics: the same choices as the reference
+# ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("variant", ("four", "three", "two_dummy", "two"))
+@pytest.mark.parametrize("policy", ("random", "heuristic"))
+def test_abracadabra_heuristics_choose_as_the_reference(variant, policy):
+    obs, masks = positions("abracadabra", 3000, 30, policy, variant=variant)
+    for name, reference in ABRA_REFERENCE.items():
+        assert_same_choices(agents.make(name, "abracadabra", seed=1),
+                            reference("abracadabra", seed=1), obs, masks)
+
+
+# ------------------------------------------------------------------------------------
+# cardrl bench --agents
+# ------------------------------------------------------------------------------------
+def test_bench_agents_writes_the_table(tmp_path):
+    out = tmp_path / "agents.md"
+    names = "random,heuristic,greedy,control"
+    argv = ["bench", "--agents", names, "--batch", "1,4", "--seconds", "0.01",
+            "--repeats", "1", "--clock", "cpu", "--out", str(out)]
+    assert cli.main(argv) == 0
+    text = out.read_text()
+    assert text.startswith("# Agent decisions per second")
+    assert f"- command: `cardrl bench --agents {names} --game all --batch 1,4" in text
+    assert "- machine: " in text and "- date: " in text
+    assert "| agent | game | batch | decisions/s | ms/decision |" in text
+    rows = {tuple(cell.strip() for cell in line.split("|")[1:4])
+            for line in text.splitlines() if line.startswith("| ") and "---" not in line}
+    expected = {("random", "abracadabra"), ("heuristic", "abracadabra"),
+                ("control", "abracadabra"), ("random", "four_aces"),
+                ("heuristic", "four_aces"), ("greedy", "four_aces")}
+    for agent, game in expected:
+        assert {(agent, game, "1"), (agent, game, "4")} <= rows
+
+
+def test_bench_agents_rejects_unknown_names(tmp_path):
+    argv = ["bench", "--agents", "nobody", "--out", str(tmp_path / "x.md")]
+    assert cli.main(argv) == 2
+    assert not (tmp_path / "x.md").exists()
+
+
+class _CountingSearch:
+    """A stand-in search agent: records the games it is asked about."""
+
+    needs_engine = True
+
+    def __init__(self):
+        self.calls = []
+
+    def act_engine(self, engine, games):
+        assert (engine.current_player[games] >= 0).all()  # live games only
+        self.calls.append(np.asarray(games).copy())
+        return engine.legal_action_mask()[games].argmax(axis=1)
+
+
+@pytest.mark.parametrize("game", ("abracadabra", "four_aces"))
+def test_bench_times_search_agents_on_live_games(game):
+    engine = agents_bench.live_games(game, 6, seed=3)
+    assert engine.batch_size == 6 and (engine.current_player >= 0).all()
+    agent = _CountingSearch()
+    rate = agents_bench.time_search_agent(agent, engine, 4, 0.0001, 1, agents_bench.CLOCKS["cpu"])
+    assert rate > 0
+    assert all(len(c) == 4 and c.max() < 6 for c in agent.calls)
+
+
+def test_bench_positions_are_decisions_of_play():
+    obs, masks = agents_bench.play_positions("four_aces", 50, seed=1)
+    assert obs.shape[0] == masks.shape[0] == 50
+    assert masks.any(axis=1).all()
+    with pytest.raises(ValueError, match="count"):
+        agents_bench.play_positions("four_aces", 0)
