@@ -2,6 +2,15 @@
 
 An agent sees only what its player may see: the environment's observation vector for the
 acting seat and the legal-action mask. It never touches the engine's hidden state.
+
+**Agents that search** (``needs_engine = True``, e.g. :mod:`agents.search`) are handed the
+live engine instead: a driver that holds one (the tournament's chunks, ``bidbench``,
+``cardrl play``) calls :meth:`Agent.act_engine` with the engine and the games where the
+agent is to act, through :func:`act_grouped`. Such an agent learns the state only through
+``engine.resample_many`` — complete worlds drawn among those consistent with what the
+acting seat has seen — besides the current players and the legal-action masks; it never
+reads the engine's state arrays. For every other agent :meth:`Agent.act_engine` observes
+the current players and calls :meth:`Agent.act_batch`, so a driver may call it for all.
 """
 
 from __future__ import annotations
@@ -22,6 +31,8 @@ class Agent:
     name: str = "agent"
     #: one line on what the agent does, shown by ``cardrl agents``
     summary: str = ""
+    #: True for agents that search on the engine: drivers call :meth:`act_engine`
+    needs_engine: bool = False
 
     def __init__(self, game: str, seed: int | None = None):
         self.game = game
@@ -36,6 +47,18 @@ class Agent:
         """int64 [N]: one legal action per row of ``observations`` [N, D] and
         ``action_masks`` [N, A] (bool or 0/1)."""
         raise NotImplementedError
+
+    def act_engine(self, engine, games: np.ndarray) -> np.ndarray:
+        """int64 [len(games)]: one action for the player to act in each of ``games`` (int
+        indices into ``engine``'s batch, every one a live game).
+
+        The hook of agents that search (``needs_engine``; module docstring): they read the
+        state only through ``engine.resample_many``. This default observes the current
+        players and calls :meth:`act_batch`."""
+        games = np.asarray(games, dtype=np.intp)
+        observations = engine.observe()[games]
+        masks = engine.legal_action_mask()[games]
+        return self.act_batch(observations, masks)
 
     def reset(self) -> None:
         """Forget per-game memory, if any (agents here are memoryless by default)."""
@@ -59,14 +82,26 @@ def act_grouped(
     observations: np.ndarray,
     action_masks: np.ndarray,
     active: np.ndarray | None = None,
+    engine=None,
 ) -> np.ndarray:
     """int64 [N]: row i's action chosen by ``players[who[i]]``, one ``act_batch`` call per
-    player (in index order) over all its rows; rows where ``active`` is False get 0."""
+    player (in index order) over all its rows; rows where ``active`` is False get 0.
+
+    Row i is game i of ``engine`` when one is given: a player with ``needs_engine`` then
+    gets one :meth:`Agent.act_engine` call over its games instead (without an engine it
+    cannot act: ``ValueError``)."""
     live = np.ones(len(who), dtype=bool) if active is None else np.asarray(active, dtype=bool)
     actions = np.zeros(len(who), dtype=np.int64)
     for index in np.unique(who[live]):
         rows = np.flatnonzero(live & (who == index))
-        actions[rows] = players[index].act_batch(observations[rows], action_masks[rows])
+        player = players[index]
+        if getattr(player, "needs_engine", False):
+            if engine is None:
+                raise ValueError(f"agent {player.name!r} searches on the engine: this "
+                                 "driver must pass engine= to act_grouped")
+            actions[rows] = player.act_engine(engine, rows)
+        else:
+            actions[rows] = player.act_batch(observations[rows], action_masks[rows])
     return actions
 
 

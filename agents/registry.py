@@ -61,6 +61,7 @@ def make_from_spec(spec: str, game: str, **kwargs) -> Agent:
 for _game in GAMES:
     register(_game, "random", "agents.base:RandomAgent")
     register(_game, "policy", "agents.policy.agent:PolicyAgent")
+    register(_game, "pimc", "agents.search.pimc:PIMCAgent")  # search (agents/search/)
 
 # heuristics (agents/abracadabra/heuristics.py, agents/four_aces/heuristics.py)
 register("abracadabra", "heuristic", "agents.abracadabra.heuristics:BestHeuristic")

@@ -54,6 +54,23 @@ class BidThenPlay:
             out[~bidding] = self.player.act_batch(observations[~bidding], action_masks[~bidding])
         return out
 
+    @property
+    def needs_engine(self) -> bool:
+        """True when the bidder or the player searches on the engine (:mod:`agents.base`)."""
+        return any(getattr(a, "needs_engine", False) for a in (self.bidder, self.player))
+
+    def act_engine(self, engine, games: np.ndarray) -> np.ndarray:
+        """:meth:`act_batch` for ``games`` of ``engine``, each part through its agent's
+        ``act_engine`` (the hook of agents that search, :mod:`agents.base`)."""
+        games = np.asarray(games, dtype=np.intp)
+        phase = engine.observe()[games][:, self.phase_slice]
+        bidding = phase[:, Phase.BID] > 0.5
+        out = np.zeros(len(games), np.int64)
+        for agent, part in ((self.bidder, bidding), (self.player, ~bidding)):
+            if part.any():
+                out[part] = agent.act_engine(engine, games[part])
+        return out
+
 
 def play_deals(engine, keys: np.ndarray, seat_agents: list) -> list[dict]:
     """Play one deal per key with ``seat_agents[s]`` in seat ``s``; the deals' results."""
@@ -63,7 +80,7 @@ def play_deals(engine, keys: np.ndarray, seat_agents: list) -> list[dict]:
         obs = engine.observe()
         mask = engine.legal_action_mask()
         seat = engine.current_player
-        engine.step(act_grouped(seat_agents, seat, obs, mask, seat >= 0))
+        engine.step(act_grouped(seat_agents, seat, obs, mask, seat >= 0, engine=engine))
     return [engine.result(g) for g in range(n)]
 
 
@@ -89,6 +106,7 @@ def run_bidbench(
     seed: int = 0,
     batch: int = 500,
     progress: bool = True,
+    trust_pickle: bool = False,
 ) -> BidbenchResult:
     """Play the benchmark (module docstring) and summarise it.
 
@@ -100,6 +118,8 @@ def run_bidbench(
         seed: seed of the dealt keys; the agents' seeds derive from it.
         batch: games advanced together on the batch engine.
         progress: show a tqdm bar of batches.
+        trust_pickle: policies (``policy``, ``policy:PATH``) also load checkpoints that load
+            only by unpickling them (:data:`agents.policy.checkpoint.TRUST_PICKLE_HELP`).
     """
     from tqdm import tqdm
 
@@ -116,9 +136,18 @@ def run_bidbench(
                              f"{sorted(known)} or policy:PATH")
     config = AbracadabraConfig(variant=variant)
     P = config.num_players
-    play_agent = agents.make_from_spec(player, "abracadabra", seed=seed)
-    bid_agents = {b: agents.make_from_spec(b, "abracadabra", seed=seed + 1 + i)
-                  for i, b in enumerate(bidders)}
+
+    def make(name: str, agent_seed: int):  # trust_pickle goes to policies only
+        policy = name == "policy" or name.startswith("policy:")
+        agent = agents.make_from_spec(name, "abracadabra", seed=agent_seed,
+                                      **({"trust_pickle": True} if policy and trust_pickle
+                                         else {}))  # fmt: skip
+        if hasattr(agent, "check_options"):  # a policy without a network for this variant
+            agent.check_options({"variant": variant})
+        return agent
+
+    play_agent = make(player, seed)
+    bid_agents = {b: make(b, seed + 1 + i) for i, b in enumerate(bidders)}
     composite = {b: BidThenPlay(a, play_agent, LAYOUT["phase"]) for b, a in bid_agents.items()}
     keys = np.random.default_rng(seed).integers(0, 2**63, size=deals, dtype=np.int64)
     rotations = max(P, len(bidders))

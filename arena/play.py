@@ -69,13 +69,19 @@ def make_env(game: str, variant: str | None = None, players: int | None = None,
     return registry.make_env(game, **options)
 
 
-def make_opponent(vs: str, game: str, seed: int | None):
+def make_opponent(vs: str, game: str, seed: int | None, trust_pickle: bool = False,
+                  options: dict | None = None):
     """An agent from ``--vs``: ``heuristic``, ``random``, ``policy:PATH`` or any agent
-    name of ``cardrl agents``."""
+    name of ``cardrl agents``. A policy gets ``trust_pickle``
+    (:data:`agents.policy.checkpoint.TRUST_PICKLE_HELP`) and, with the table's config
+    ``options``, is refused (ValueError) if it has no network for that table."""
     import agents
 
     if vs == "policy" or vs.startswith("policy:"):
-        return agents.make_from_spec(vs, game)
+        agent = agents.make_from_spec(vs, game, trust_pickle=trust_pickle)
+        if options is not None:
+            agent.check_options(options)
+        return agent
     return agents.make(vs, game, seed=seed)
 
 
@@ -202,10 +208,12 @@ def play(
     reset_options: dict | None = None,
     input_fn: Callable[[str], str] = input,
     output=None,
+    trust_pickle: bool = False,
     **env_options,
 ) -> int:
     """Play one game (a deal / round, or a match with ``match``) in ``seat`` against
-    ``vs`` agents; returns the exit status (0, also when the player leaves)."""
+    ``vs`` agents; returns the exit status (0, also when the player leaves).
+    ``trust_pickle`` goes to a policy opponent only (:func:`make_opponent`)."""
     out = output or sys.stdout
     env = make_env(game, variant, players, match, **env_options)
     raw = env.unwrapped
@@ -213,7 +221,8 @@ def play(
     P = engine.num_players
     if not 0 <= seat < P:
         raise ValueError(f"--seat={seat} is out of range: this table has seats 0..{P - 1}")
-    opponents = {s: make_opponent(vs, game, None if seed is None else seed + s)
+    opponents = {s: make_opponent(vs, game, None if seed is None else seed + s,
+                                  trust_pickle, vars(engine.config))
                  for s in range(P) if s != seat}
     env.reset(seed=seed, options=reset_options)
     recorder = GameRecorder(game) if save_games else None
@@ -235,6 +244,8 @@ def play(
             if actor == seat:
                 print("\n" + table_text(game, raw, seat), file=out)
                 action = ask_move(game, raw, seat, input_fn, out)
+            elif opponents[actor].needs_engine:  # a search agent (agents.base)
+                action = int(opponents[actor].act_engine(engine, np.zeros(1, np.intp))[0])
             else:
                 action = opponents[actor].act(observation["observation"],
                                               observation["action_mask"])

@@ -2,8 +2,9 @@
 
 All rotations of a chunk's deals (:mod:`arena.tournament.schedule`) are one batch of
 ``len(deals) * P`` games, game ``g = local deal * P + rotation``. Each step groups the
-games by the agent in the current seat and calls that agent's ``act_batch`` once; then
-one ``engine.step`` advances the batch.
+games by the agent in the current seat and calls that agent's ``act_batch`` once (an agent
+that searches, ``needs_engine``, gets the engine itself: ``act_engine(engine, games)``,
+see :mod:`agents.base`); then one ``engine.step`` advances the batch.
 
 **Rows.** One row per (deal, rotation, seat), columns :data:`COLUMNS`: ``points`` is the
 seat's points of the deal (``episode="deal"``; a round in Four Aces) or its match total
@@ -33,7 +34,7 @@ def make_entrants(spec: TournamentSpec, chunk: int) -> list:
 
     entrants = []
     for index, (label, name) in enumerate(zip(spec.labels, spec.names, strict=True)):
-        kwargs = {**spec.agent_kwargs.get(name, {}), **spec.agent_kwargs.get(label, {})}
+        kwargs = spec.entrant_kwargs(label, name)  # trust_pickle for policies only
         kwargs["seed"] = agent_seed(spec.seed, chunk, index)
         entrant = agents.make_from_spec(name, spec.game, **kwargs)
         entrant.reset()
@@ -93,7 +94,7 @@ def play_chunk(
         who = seat_agent[rows, current]
         observations = engine.observe(current)
         masks = engine.legal_action_mask()
-        actions = act_grouped(entrants, who, observations, masks, active)
+        actions = act_grouped(entrants, who, observations, masks, active, engine=engine)
         if recorder is not None:
             recorder.record(engine, actions, active)
         engine.step(actions, active)

@@ -1,0 +1,165 @@
+"""Perfect-Information Monte Carlo (PIMC): the search of GIB in bridge and of Skat programs.
+
+At a decision of seat ``s`` in game ``g`` the agent
+
+1. draws ``worlds`` complete states consistent with everything ``s`` has seen, by
+   ``engine.resample_many`` (the other hands and the stock's order drawn at random; the
+   agent reads nothing else of the real game's state: see :mod:`agents.base`);
+2. plays every legal action in every world — one world engine copied once per action, so
+   the actions are compared on the same worlds (common random numbers);
+3. plays each copy to the end of the deal (Abracadabra) or round (Four Aces) with the
+   rollout policy (:mod:`agents.search.rollouts`), every seat by it, and scores it for
+   ``s``: its points of the deal, or (``objective="relative"``) its points minus the
+   others' mean (Four Aces' ``clairvoyant`` values the copy without a rollout: each
+   seat's best final score in that known world);
+4. takes the action with the best mean over the worlds (ties: the lowest action id).
+
+Everything of one :meth:`PIMCAgent.act_engine` call goes through one batch engine: the
+worlds of all games that need a decision, copied for all their legal actions
+(``clone(np.repeat(...))``), are rolled out together, so a tournament searches its whole
+batch at once. Only when that engine would exceed ``max_rows`` games is the batch searched
+in consecutive parts (memory). A decision with one legal action is taken without search.
+
+The agent needs the engine (``needs_engine``): drivers call :meth:`PIMCAgent.act_engine`;
+:meth:`PIMCAgent.act_batch` on observations alone cannot search and raises ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent
+from agents.search.rollouts import (
+    DEFAULT_ROLLOUT,
+    ROLLOUTS,
+    make_rollout,
+    play_out,
+    seat_values,
+)
+
+OBJECTIVES = ("points", "relative")
+
+
+def _check_positive(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name}={value!r} is not allowed: expected an integer >= 1")
+    return int(value)
+
+
+class PIMCAgent(Agent):
+    """PIMC search over sampled worlds with rollouts (see the module doc).
+
+    Args:
+        game: ``"abracadabra"`` or ``"four_aces"``.
+        seed: seeds the world draws and the rollout policy.
+        worlds: sampled worlds per decision (>= 1).
+        rollout: the rollout policy, one of :data:`~agents.search.rollouts.ROLLOUTS`
+            of the game (``heuristic``, ``random``; Four Aces also ``greedy_known`` and
+            the leaf evaluator ``clairvoyant``); None: the game's
+            :data:`~agents.search.rollouts.DEFAULT_ROLLOUT` (Abracadabra ``heuristic``,
+            Four Aces ``greedy_known``).
+        objective: ``"points"`` (own points of the deal) or ``"relative"`` (own points
+            minus the other seats' mean).
+        max_rows: the most games (worlds x actions) rolled out in one batch engine.
+    """
+
+    summary = "PIMC search: every legal action played in sampled worlds, rolled out; best mean"
+    needs_engine = True
+
+    def __init__(
+        self,
+        game: str,
+        seed: int | None = None,
+        worlds: int = 32,
+        rollout: str | None = None,
+        objective: str = "points",
+        max_rows: int = 65536,
+    ):
+        super().__init__(game, seed)
+        self.worlds = _check_positive("worlds", worlds)
+        self.max_rows = _check_positive("max_rows", max_rows)
+        if rollout is None:
+            rollout = DEFAULT_ROLLOUT.get(game, "heuristic")
+        if rollout not in ROLLOUTS.get(game, ()):
+            raise ValueError(f"rollout={rollout!r} is not allowed for {game}: expected one "
+                             f"of {ROLLOUTS.get(game, ())}")
+        if objective not in OBJECTIVES:
+            raise ValueError(f"objective={objective!r} is not allowed: expected one of "
+                             f"{OBJECTIVES}")
+        self.rollout_name = rollout
+        self.objective = objective
+        rollout_seed = int(self.rng.integers(0, 2**63))
+        self.rollout = make_rollout(game, rollout, rollout_seed)
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        raise ValueError("the pimc agent searches on the engine and cannot act on "
+                         "observations alone: drive it with act_engine(engine, games) "
+                         "(agents.base.act_grouped(..., engine=engine))")
+
+    def act_engine(self, engine, games: np.ndarray) -> np.ndarray:
+        """int64 [len(games)]: the PIMC choice for the player to act in each of ``games``
+        (int indices of live games of ``engine``); see the module doc."""
+        games = np.asarray(games, dtype=np.intp).reshape(-1)
+        masks = engine.legal_action_mask()[games]
+        counts = masks.sum(axis=1)
+        if (counts == 0).any():
+            bad = int(games[np.argmax(counts == 0)])
+            raise ValueError(f"game {bad} has no legal action (is it over?): nothing to "
+                             "search")
+        actions = masks.argmax(axis=1).astype(np.int64)  # the only one where counts == 1
+        search = np.flatnonzero(counts > 1)
+        if len(search) == 0:
+            return actions
+        seats = np.asarray(engine.current_player)[games].astype(np.int64)
+        seeds = self.rng.integers(0, 2**63, size=len(games), dtype=np.int64)
+        # consecutive parts of at most max_rows rollout games (at least one game each)
+        rows_of = counts[search] * self.worlds
+        start = 0
+        while start < len(search):
+            stop = start + 1
+            total = rows_of[start]
+            while stop < len(search) and total + rows_of[stop] <= self.max_rows:
+                total += rows_of[stop]
+                stop += 1
+            part = search[start:stop]
+            actions[part] = self._search(engine, games[part], seats[part], masks[part],
+                                         seeds[part])
+            start = stop
+        return actions
+
+    def _search(self, engine, games: np.ndarray, seats: np.ndarray, masks: np.ndarray,
+                seeds: np.ndarray) -> np.ndarray:
+        """The best action of each of ``games`` (each with several legal actions)."""
+        W = self.worlds
+        worlds = engine.resample_many(games, seats, W, seeds)  # row i*W + k: world k of i
+        game_of, action = np.nonzero(masks)  # every (game, legal action), game-major
+        rows = (game_of[:, None] * W + np.arange(W)[None, :]).reshape(-1)
+        branch = worlds.clone(rows)  # row p*W + k: world k of pair p
+        branch.step(np.repeat(action, W).astype(np.int64))
+        seat_rows = np.repeat(seats[game_of], W)
+        if hasattr(self.rollout, "evaluate"):  # a leaf evaluator (no rollout)
+            value = self._evaluate(branch, seat_rows)
+        else:
+            points = play_out(branch, self.rollout)
+            value = seat_values(points, seat_rows, self.objective)
+        mean = value.reshape(-1, W).mean(axis=1)  # per (game, action) pair
+        # the best pair of each game: pairs are grouped by game and sorted by action, so
+        # the first maximum is the lowest action id among the best
+        first = np.searchsorted(game_of, np.arange(len(games)))
+        best = np.maximum.reduceat(mean, first)
+        winner = np.flatnonzero(mean == best[game_of])
+        chosen = np.full(len(games), -1, np.int64)
+        # the first winning pair of each game (winner is sorted: game-major)
+        g = game_of[winner]
+        keep = np.r_[True, g[1:] != g[:-1]]
+        chosen[g[keep]] = action[winner[keep]]
+        return chosen
+
+    def _evaluate(self, branch, seats: np.ndarray) -> np.ndarray:
+        """The objective of every game of ``branch`` for its seat by the leaf evaluator."""
+        own = self.rollout.evaluate(branch, seats)
+        if self.objective == "points":
+            return own
+        P = branch.num_players
+        others = sum(self.rollout.evaluate(branch, (seats + k) % P) for k in range(1, P))
+        return own - others / (P - 1)

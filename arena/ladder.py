@@ -1,0 +1,231 @@
+"""The strength ladder: every kind of agent against the strongest heuristic, on the same
+duplicate deals, with the time each takes per decision.
+
+A rung is one agent X. It plays a duplicate tournament (:mod:`arena.tournament`) with the
+line-up ``X, R, R, …`` (one seat X, every other seat the reference R, the strongest
+heuristic of the game: :data:`REFERENCE`), every deal under every seat rotation, the same
+deal keys on every rung (the tournament seed). Its strength is the paired difference
+
+    d[X] = mean over deals of ( x[X, deal] - mean over R's copies of x[R, deal] )
+
+with its 95 % t-interval (:func:`arena.stats.mean_ci`), ``x`` being an entrant's mean
+points over its seats in the deal (:func:`arena.stats.per_deal_points`): how much more X
+scores than the heuristics at its own table. The reference's own rung measures the noise
+floor (zero for a deterministic reference).
+
+Time per decision is measured apart (:func:`time_per_decision`): ``timing_deals`` deals,
+every rotation, each game a batch of one (a decision as a player waits for it), the CPU
+time of the agent's own calls (``time.process_time``: on a machine shared with other work
+the wall time would measure the others too); a search agent's includes its whole search.
+
+:func:`write_ladder` writes ``<name>.md`` (headed by the command, machine and date, then
+one row per rung with the tournament command that reproduces it), ``<name>.csv`` and
+``<name>.png`` (strength against time per decision). The command: :mod:`cli.ladder`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from agents.base import act_grouped
+from arena.stats import mean_ci, per_deal_points
+from arena.tournament import command_line, deal_keys, run_tournament
+from envs import registry
+from records.provenance import machine_line, utc_now
+
+#: the strongest heuristic of each game: every rung is measured against it
+REFERENCE = {"abracadabra": "heuristic", "four_aces": "lookahead"}
+#: the agents of the ladder below the search rungs, weakest first (aliases left out:
+#: Abracadabra's ``expected_tricks`` plays as ``heuristic``, Four Aces' ``heuristic`` is
+#: ``lookahead``)
+BASE_RUNGS = {
+    "abracadabra": ("random", "sure_tricks", "control", "heuristic", "policy"),
+    "four_aces": ("random", "greedy", "lookahead", "policy"),
+}
+#: the columns of the ladder table
+COLUMNS = ("rung", "agent", "seed", "deals", "mean_points", "diff", "ci_low", "ci_high",
+           "ms_per_decision", "decisions_timed", "tournament_s", "command")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Rung:
+    """One agent of the ladder: ``label`` (its name in the tables), the registry ``name``
+    and its keyword arguments."""
+
+    label: str
+    name: str
+    kwargs: dict = field(default_factory=dict)
+
+
+def default_rungs(game: str, worlds: list[int], rollout: str | None = None,
+                  objective: str = "points") -> list[Rung]:
+    """The base rungs of ``game`` and one PIMC rung per world count (``pimc<W>``)."""
+    rungs = [Rung(name, name) for name in BASE_RUNGS[game]]
+    for w in worlds:
+        kwargs = {"worlds": int(w), "objective": objective}
+        if rollout is not None:
+            kwargs["rollout"] = rollout
+        rungs.append(Rung(f"pimc{w}", "pimc", kwargs))
+    return rungs
+
+
+def play_rung(game: str, options: dict, rung: Rung, deals: int, seed: int, work_dir: Path,
+              workers: int = 1, chunk_size: int = 64, progress: bool = False) -> dict:
+    """The tournament of ``rung`` against the reference (module doc), resumable in
+    ``work_dir / <label>_seed<seed>``; its row of the ladder table (without timing)."""
+    reference = REFERENCE[game]
+    seats = registry.num_seats(game, **options)
+    label = rung.label if rung.label != reference else f"{reference}*"
+    entries = [f"{label}={rung.name}", *[reference] * (seats - 1)]
+    kwargs = {label: dict(rung.kwargs)} if rung.kwargs else None
+    start = time.perf_counter()
+    result = run_tournament(game, entries, deals=deals, seed=seed, options=options,
+                            workers=workers, out_dir=work_dir / f"{rung.label}_seed{seed}",
+                            agent_kwargs=kwargs, chunk_size=chunk_size, progress=progress)
+    x = per_deal_points(result.games)
+    others = [c for c in x.columns if c != label]
+    diff = (x[label] - x[others].mean(axis=1)).to_numpy()
+    mean, low, high = mean_ci(diff)
+    return {"rung": rung.label, "agent": rung.name, "seed": seed, "deals": deals,
+            "mean_points": float(x[label].mean()), "diff": mean, "ci_low": low,
+            "ci_high": high, "tournament_s": time.perf_counter() - start,
+            "command": command_line(result.spec)}  # fmt: skip
+
+
+def time_per_decision(game: str, options: dict, rung: Rung, deals: int, seed: int
+                      ) -> tuple[float, int]:
+    """(CPU milliseconds per decision, decisions timed) of ``rung``'s agent: ``deals``
+    deals (the tournament's first deal keys of ``seed``), every rotation, one game at a
+    time, the agent in the rotating seat and the reference elsewhere; only its calls
+    timed, by ``time.process_time``."""
+    import agents
+
+    engine = registry.make_engine(game, 1, **options)
+    entrant = agents.make_from_spec(rung.name, game, seed=seed, **rung.kwargs)
+    reference = agents.make(REFERENCE[game], game, seed=seed + 1)
+    seconds, decisions = 0.0, 0
+    one = np.zeros(1, np.int64)
+    for key in deal_keys(seed, range(deals)):
+        for seat in range(engine.num_players):
+            engine.reset(game_seeds=np.array([key], np.uint64))
+            while not engine.game_over[0]:
+                mine = int(engine.current_player[0]) == seat
+                obs, mask = engine.observe(), engine.legal_action_mask()
+                player = entrant if mine else reference
+                begin = time.process_time()
+                action = act_grouped([player], one, obs, mask, engine=engine)
+                if mine:
+                    seconds += time.process_time() - begin
+                    decisions += 1
+                engine.step(action)
+    return 1000.0 * seconds / max(decisions, 1), decisions
+
+
+def run_ladder(game: str, options: dict, rungs: list[Rung], deals: int, seed: int,
+               work_dir: str | os.PathLike, timing_deals: int = 4, workers: int = 1,
+               chunk_size: int = 64, confirm_seed: int | None = None,
+               log=None) -> pd.DataFrame:
+    """Play and time every rung (module doc); with ``confirm_seed`` the last rung (the
+    largest search) is played again on that seed's deals. One row per run, columns
+    :data:`COLUMNS`. ``log`` (a callable) gets a line as each run ends."""
+    work = Path(work_dir)
+    work.mkdir(parents=True, exist_ok=True)
+    runs = [(rung, seed) for rung in rungs]
+    if confirm_seed is not None:
+        runs.append((rungs[-1], confirm_seed))
+    rows = []
+    for rung, s in runs:
+        row = play_rung(game, options, rung, deals, s, work, workers, chunk_size)
+        if s == seed:
+            row["ms_per_decision"], row["decisions_timed"] = time_per_decision(
+                game, options, rung, timing_deals, seed)
+        else:
+            row["ms_per_decision"], row["decisions_timed"] = math.nan, 0
+        rows.append(row)
+        if log is not None:
+            log(f"{rung.label} seed {s}: diff {row['diff']:+.3f} [{row['ci_low']:+.3f}, "
+                f"{row['ci_high']:+.3f}], {row['ms_per_decision']:.2f} CPU ms/decision, "
+                f"tournament {row['tournament_s']:.0f} s")
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def ladder_markdown(table: pd.DataFrame, game: str, options: dict, command: str,
+                    timing_deals: int) -> str:
+    """The ladder as a markdown document headed by the command, machine and date."""
+    reference = REFERENCE[game]
+    first = table.iloc[0]
+    lines = [
+        f"# Strength ladder: {game} {options}",
+        "",
+        f"- command: `{command}`",
+        f"- machine: {machine_line()}",
+        f"- date: {utc_now()}",
+        f"- load average when written (1/5/15 min): "
+        f"{' / '.join(f'{v:.1f}' for v in os.getloadavg())}",
+        f"- design: each rung X plays `X,{reference},{reference},…` on the same {first.deals} "
+        f"duplicate deals (seed {first.seed}), every seat rotation; diff = X's points per "
+        f"deal minus the mean of the {reference} copies at its table, paired by deal, "
+        f"95 % t-interval (arena/ladder.py).",
+        f"- time per decision: CPU time (process_time) of the agent's own calls, "
+        f"{timing_deals} deals x every rotation, one game at a time (a search agent's "
+        "whole search).",
+        "",
+        "| rung | seed | deals | mean points | diff vs " + reference
+        + " | 95% CI | CPU ms / decision | tournament s (wall) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in table.itertuples():
+        ms = "" if math.isnan(row.ms_per_decision) else f"{row.ms_per_decision:.2f}"
+        lines.append(
+            f"| {row.rung} | {row.seed} | {row.deals} | {row.mean_points:.3f} | "
+            f"{row.diff:+.3f} | [{row.ci_low:+.3f}, {row.ci_high:+.3f}] | {ms} | "
+            f"{row.tournament_s:.0f} |"
+        )
+    lines += ["", "## The tournament of each rung", ""]
+    lines += [f"- {row.rung} (seed {row.seed}): `{row.command}`" for row in table.itertuples()]
+    return "\n".join(lines) + "\n"
+
+
+def plot_ladder(table: pd.DataFrame, game: str, path: Path) -> None:
+    """Strength (diff vs the reference, 95 % CI) against milliseconds per decision."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    timed = table[table.ms_per_decision.notna()]
+    fig, ax = plt.subplots(figsize=(7.0, 4.5))
+    x = np.maximum(timed.ms_per_decision.to_numpy(), 1e-3)
+    y = timed["diff"].to_numpy()
+    err = [y - timed.ci_low.to_numpy(), timed.ci_high.to_numpy() - y]
+    ax.errorbar(x, y, yerr=np.nan_to_num(err), fmt="o", capsize=4)
+    for xi, yi, label in zip(x, y, timed.rung, strict=True):
+        ax.annotate(label, (xi, yi), textcoords="offset points", xytext=(5, 5), fontsize=8)
+    ax.axhline(0.0, color="grey", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("CPU milliseconds per decision (one game at a time, log scale)")
+    ax.set_ylabel(f"points per deal minus {REFERENCE[game]} (95 % CI)")
+    ax.set_title(f"{game}: strength against time per decision")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def write_ladder(table: pd.DataFrame, game: str, options: dict, out_dir: str | os.PathLike,
+                 name: str, command: str, timing_deals: int) -> list[Path]:
+    """Write ``name``.md, ``name``.csv and ``name``.png into ``out_dir``; their paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / f"{name}.md", out / f"{name}.csv", out / f"{name}.png"]
+    paths[0].write_text(ladder_markdown(table, game, options, command, timing_deals))
+    table.to_csv(paths[1], index=False)
+    plot_ladder(table, game, paths[2])
+    return paths

@@ -1,0 +1,122 @@
+"""``cardrl ladder``: every kind of agent against the strongest heuristic on the same
+duplicate deals, with its time per decision (:mod:`arena.ladder`).
+
+Writes ``<game>_<table>.md`` (headed by the exact command), ``.csv`` and ``.png`` into
+``--out`` (default ``runs/ladder``, an ignored folder; the committed ``results/ladder/``
+is regenerated only by the commands at the top of its files, which name
+``--out results/ladder``). The tournaments of the rungs are kept, resumable, in
+``--work`` (default ``runs/ladder/<game>_<table>``, one folder per ladder): rerunning an
+interrupted command resumes them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+
+from envs import registry
+
+#: where the files go without --out (runs/ is ignored by git)
+DEFAULT_OUT = "runs/ladder"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's flags."""
+    parser.add_argument("--game", required=True, choices=registry.GAMES)
+    parser.add_argument("--variant", default=None,
+                        help="Abracadabra variant (default four)")
+    parser.add_argument("--players", type=int, default=None,
+                        help="Four Aces players, 3..5 (default 4)")
+    parser.add_argument("--deals", type=int, default=500,
+                        help="duplicate deals of every rung, each under every seat "
+                             "rotation (default 500)")
+    parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    parser.add_argument("--worlds", default="8,32",
+                        help="comma-separated world counts of the PIMC rungs (default 8,32)")
+    parser.add_argument("--rollout", default=None,
+                        help="PIMC rollout policy (default: the agent's default)")
+    parser.add_argument("--objective", default="points", choices=("points", "relative"),
+                        help="PIMC objective (default points)")
+    parser.add_argument("--rungs", default=None,
+                        help="comma-separated base rungs instead of the game's default "
+                             "(e.g. random,heuristic); PIMC rungs come after them")
+    parser.add_argument("--confirm-seed", type=int, default=None,
+                        help="play the last PIMC rung again on this seed's deals")
+    parser.add_argument("--timing-deals", type=int, default=4,
+                        help="deals (x every rotation) timed one game at a time (default 4)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="processes playing each rung's chunks (default 1)")
+    parser.add_argument("--chunk-size", type=int, default=64,
+                        help="deals per batch of a rung's tournament (default 64)")
+    parser.add_argument("--out", default=DEFAULT_OUT,
+                        help=f"output folder (default {DEFAULT_OUT})")
+    parser.add_argument("--work", default=None,
+                        help="folder of the rungs' tournaments, one per ladder (default "
+                             "runs/ladder/<game>_<table>)")
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The command as the report prints it, every argument spelled out (shell-quoted)."""
+    words = ["cardrl", "ladder", "--game", args.game]
+    if args.variant is not None:
+        words += ["--variant", args.variant]
+    if args.players is not None:
+        words += ["--players", str(args.players)]
+    words += ["--deals", str(args.deals), "--seed", str(args.seed), "--worlds", args.worlds]
+    if args.rollout is not None:
+        words += ["--rollout", args.rollout]
+    words += ["--objective", args.objective]
+    if args.rungs is not None:
+        words += ["--rungs", args.rungs]
+    if args.confirm_seed is not None:
+        words += ["--confirm-seed", str(args.confirm_seed)]
+    words += ["--timing-deals", str(args.timing_deals), "--workers", str(args.workers),
+              "--chunk-size", str(args.chunk_size), "--out", str(args.out)]  # fmt: skip
+    if args.work is not None:
+        words += ["--work", str(args.work)]
+    return shlex.join(words)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play the ladder, write its files and print their paths; a bad argument is a
+    ValueError with the whole message."""
+    from arena.ladder import BASE_RUNGS, Rung, default_rungs, run_ladder, write_ladder
+
+    options: dict = {}
+    table = registry.get(args.game).table_option
+    value = {"variant": args.variant, "num_players": args.players}[table]
+    other = args.players if table == "variant" else args.variant
+    if other is not None:
+        raise ValueError(f"--{'players' if table == 'variant' else 'variant'} does not "
+                         f"apply to {args.game}")
+    if value is not None:
+        options[table] = value
+    for name, number in (("--deals", args.deals), ("--timing-deals", args.timing_deals),
+                         ("--workers", args.workers), ("--chunk-size", args.chunk_size)):
+        if number < 1:
+            raise ValueError(f"{name}={number} is not allowed: expected an integer >= 1")
+    try:
+        worlds = [int(w) for w in args.worlds.split(",") if w.strip()]
+    except ValueError:
+        raise ValueError(f"--worlds={args.worlds!r}: expected comma-separated integers, "
+                         "e.g. 8,32") from None
+    rungs = default_rungs(args.game, worlds, args.rollout, args.objective)
+    if args.rungs is not None:
+        base = [Rung(n.strip(), n.strip()) for n in args.rungs.split(",") if n.strip()]
+        rungs = base + [r for r in rungs if r.name == "pimc"]
+    config = registry.make_config(args.game, **options)
+    name = f"{args.game}_{config.variant if table == 'variant' else f'{config.num_players}p'}"
+    if not rungs:
+        raise ValueError(f"no rungs: give --worlds or --rungs (e.g. {BASE_RUNGS[args.game]})")
+    work = args.work if args.work is not None else f"runs/ladder/{name}"
+    result = run_ladder(
+        args.game, options, rungs, args.deals, args.seed, work,
+        timing_deals=args.timing_deals, workers=args.workers, chunk_size=args.chunk_size,
+        confirm_seed=args.confirm_seed, log=lambda line: print(line, flush=True),
+    )
+    for path in write_ladder(result, args.game, options, args.out, name, command_line(args),
+                             args.timing_deals):
+        print(path)
+    sys.stdout.flush()
+    return 0
