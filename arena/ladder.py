@@ -162,7 +162,8 @@ def ladder_markdown(table: pd.DataFrame, game: str, options: dict, command: str,
     reference = REFERENCE[game]
     first = table.iloc[0]
     lines = [
-        f"# Strength ladder: {game} {options}",
+        f"# Strength ladder: {game}"
+        + (" (" + ", ".join(f"{k}={v}" for k, v in options.items()) + ")" if options else ""),
         "",
         f"- command: `{command}`",
         f"- machine: {machine_line()}",
