@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import argparse
 import shlex
+from pathlib import Path
+
+from agents.policy.checkpoint import TRUST_PICKLE_HELP
 
 #: where the files go without --out (runs/ is ignored by git)
 DEFAULT_OUT = "runs/bidbench"
@@ -38,6 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"output folder (default {DEFAULT_OUT}; the committed results "
                              "are regenerated with the command at the top of their "
                              "bidbench.md, e.g. --out results/bidbench)")
+    parser.add_argument("--trust-pickle", action="store_true",
+                        help=f"policy bidders and players {TRUST_PICKLE_HELP}")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -47,7 +52,17 @@ def command_line(args: argparse.Namespace) -> str:
         "cardrl", "bidbench", "--deals", str(args.deals), "--bidders", args.bidders,
         "--player", args.player, "--variant", args.variant, "--seed", str(args.seed),
         "--batch", str(args.batch), "--out", str(args.out),
+        *(["--trust-pickle"] if args.trust_pickle else []),
     ])  # fmt: skip
+
+
+def check_out(out: str) -> None:
+    """ValueError unless ``out`` is a folder or can be made one (checked before playing)."""
+    path = Path(out)
+    existing = next(p for p in (path, *path.parents) if p.exists() or p == Path(p.anchor))
+    if not existing.is_dir():
+        what = "is a file" if existing == path else f"lies under the file {existing}"
+        raise ValueError(f"--out {out} {what}: expected a folder for the benchmark's files")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,9 +70,11 @@ def run(args: argparse.Namespace) -> int:
     ValueError with the whole message."""
     from arena.bidbench import run_bidbench, write_outputs
 
+    check_out(args.out)
     bidders = [b.strip() for b in args.bidders.split(",") if b.strip()]
     result = run_bidbench(bidders, player=args.player, variant=args.variant,
                           deals=args.deals, seed=args.seed, batch=args.batch,
-                          progress=not args.no_progress)  # fmt: skip
+                          progress=not args.no_progress,
+                          trust_pickle=args.trust_pickle)  # fmt: skip
     print(write_outputs(result, args.out, command_line(args)))
     return 0

@@ -17,6 +17,7 @@ import argparse
 import json
 import shlex
 
+from agents.policy.checkpoint import TRUST_PICKLE_HELP
 from envs import registry
 
 EXAMPLES = """\
@@ -105,6 +106,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="append every game played to FILE as JSON lines (see cardrl replay)",
     )
+    parser.add_argument("--trust-pickle", action="store_true",
+                        help=f"policy entrants {TRUST_PICKLE_HELP} (how they load, not part of "
+                             "the results: a resume may add or drop it)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -164,6 +168,7 @@ def run(args: argparse.Namespace) -> int:
         episode=args.episode,
         agent_kwargs=agent_kwargs,
         chunk_size=args.chunk_size,
+        trust_pickle=args.trust_pickle,
     )
     # the command at the top of summary.md, every argument spelled out
     command = command_line(make_spec(args.game, entries, **arguments))

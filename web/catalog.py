@@ -3,7 +3,9 @@ and the policy checkpoints this server can see.
 
 A ``policy:PATH`` agent is accepted only for a checkpoint in :meth:`Catalog.checkpoints`
 (the committed defaults and ``*.pt`` files under the directories the server was started
-with), never for an arbitrary path from a request.
+with), never for an arbitrary path from a request. Policies load checkpoints that are read
+without running code; with ``trust_pickle`` (``cardrl serve --trust-pickle``) they also
+load the pickled ones (:data:`agents.policy.checkpoint.TRUST_PICKLE_HELP`).
 """
 
 from __future__ import annotations
@@ -28,10 +30,13 @@ EPISODES = {"abracadabra": ["deal", "match"], "four_aces": ["round", "match"]}
 class Catalog:
     """The games, agents and checkpoints offered, and agents built from their specs."""
 
-    def __init__(self, checkpoint_dirs: list[str | Path] | None = None):
+    def __init__(self, checkpoint_dirs: list[str | Path] | None = None,
+                 trust_pickle: bool = False):
         from agents.policy.agent import CHECKPOINT_DIR
 
         self.checkpoint_dirs = [Path(CHECKPOINT_DIR)] + [Path(d) for d in checkpoint_dirs or []]
+        #: policies also load pickled checkpoints (set before the first policy is built)
+        self.trust_pickle = trust_pickle
         self._policies: dict[tuple[str, str], object] = {}
         self._lock = threading.Lock()
 
@@ -119,7 +124,8 @@ class Catalog:
         key = (game, spec)
         with self._lock:
             if key not in self._policies:
-                self._policies[key] = agents.make_from_spec(spec, game)
+                self._policies[key] = agents.make_from_spec(spec, game,
+                                                            trust_pickle=self.trust_pickle)
             return self._policies[key]
 
     def policy_for(self, game: str, spec: str | None, options: dict):

@@ -1,7 +1,7 @@
 """What agents think at a position: a policy network's action probabilities, and the move
 every agent would make there (the page's Analyse panel).
 
-:func:`action_probabilities` reads a :class:`agents.policy.PolicyAgent`'s networks through
+:func:`action_probabilities` reads a :class:`agents.policy.agent.PolicyAgent`'s networks through
 their public pieces (``nets``, ``routes``, ``PolicyNet.encode`` / ``logits``): the softmax of
 the masked logits, in the game's action order, of the network that plays the observed
 variant — the distribution the agent takes its argmax of (or samples with ``sample=True``).
@@ -15,8 +15,9 @@ import numpy as np
 def action_probabilities(agent, observation: np.ndarray, mask: np.ndarray) -> dict | None:
     """``{"probabilities": {action name: p} over the legal actions, "delegate": name or
     None}`` from ``agent``'s network for one observation and legal mask, or None if
-    ``agent`` has no network. ``delegate`` names the agent that actually makes this
-    decision when the network leaves it to one (agents.policy.delegate)."""
+    ``agent`` has no network for the observed variant. ``delegate`` names the agent that
+    actually makes this decision when the network leaves it to one
+    (agents.policy.delegate)."""
     nets = getattr(agent, "nets", None)
     if not nets:
         return None
@@ -28,12 +29,11 @@ def action_probabilities(agent, observation: np.ndarray, mask: np.ndarray) -> di
 
     obs = np.asarray(observation, np.float32).reshape(1, -1)
     masks = np.asarray(mask, bool).reshape(1, -1)
-    index = 0
-    if len(nets) > 1:
-        key = str(observed_variants(agent.game, obs)[0])
-        if key not in agent.routes:
-            return None
-        index = agent.routes[key]
+    # the network of the observed variant (also with one network: it plays only its own)
+    key = str(observed_variants(agent.game, obs)[0])
+    if key not in agent.routes:
+        return None
+    index = agent.routes[key]
     net = nets[index]
     with torch.inference_mode():
         x, net_masks, action_map = net.encode(obs, masks)

@@ -117,6 +117,9 @@ class PlaySession:
         e = self.engine
         while not self.over and not self.waiting and int(e.current_player[0]) != self.seat:
             s = int(e.current_player[0])
+            if getattr(self.agents[s], "needs_engine", False):  # search (agents.base)
+                self._step(int(self.agents[s].act_engine(e, np.zeros(1, np.intp))[0]))
+                continue
             obs = e.observe(np.array([s]))[0]
             mask = e.legal_action_mask()[0]
             self._step(int(self.agents[s].act(obs, mask)))

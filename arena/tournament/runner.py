@@ -16,7 +16,7 @@ from arena.tournament.chunk import check_agents
 from arena.tournament.inputs import collect_inputs
 from arena.tournament.report import write_outputs
 from arena.tournament.result import TournamentResult, summary_table
-from arena.tournament.spec import CHUNK_SIZE, make_spec
+from arena.tournament.spec import CHUNK_SIZE, TournamentSpec, make_spec
 from arena.tournament.storage import GAMES_FILE, append_games, prepare_dir, write_games
 
 
@@ -36,6 +36,7 @@ def run_tournament(
     command: str | None = None,
     on_chunk: Callable[[int], None] | None = None,
     save_games: str | os.PathLike | None = None,
+    trust_pickle: bool = False,
 ) -> TournamentResult:
     """Play a duplicate-deal tournament (:mod:`arena.tournament.schedule`) and compute its
     statistics.
@@ -61,13 +62,24 @@ def run_tournament(
             to interrupt a run).
         save_games: append every game played by this call to this JSON-lines file
             (:mod:`records.format`; ``cardrl replay FILE`` tells or checks them).
+        trust_pickle: policy entrants also load checkpoints that load only by unpickling
+            them (:data:`agents.policy.checkpoint.TRUST_PICKLE_HELP`); not part of the
+            results, so a resume with or without it is the same tournament.
+
+    Every argument, every entrant (built once) and the output folder are checked before
+    anything is written; a problem is a ``ValueError`` with the whole message.
     """
     from tqdm import tqdm
 
-    spec = make_spec(game, agent_names, deals, seed, options, episode, agent_kwargs, chunk_size)
+    spec = make_spec(game, agent_names, deals, seed, options, episode, agent_kwargs, chunk_size,
+                     trust_pickle)  # fmt: skip
     check_backend(backend)
+    if not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers={workers!r} is not allowed: expected an integer >= 1")
+    if save_games is not None:
+        check_games_file(Path(save_games))
     # what the results depend on besides the arguments: the files the entrants load
-    inputs = collect_inputs(spec.labels, check_agents(spec))
+    inputs = collect_inputs(spec.labels, build_entrants(spec))
     start = time.perf_counter()
     out = Path(out_dir) if out_dir is not None else None
     done = prepare_dir(spec, out, inputs) if out is not None else {}
@@ -113,3 +125,37 @@ def run_tournament(
         write_games(out / GAMES_FILE, [table])
         result.files = write_outputs(result, out, command)
     return result
+
+
+def build_entrants(spec: TournamentSpec) -> list:
+    """The entrants of chunk 0 (:func:`arena.tournament.chunk.check_agents`), each checked
+    to play the table of ``spec`` (an agent's ``check_options``: a policy without a network
+    for it); ValueError for a keyword argument an agent does not take or a table it does
+    not play."""
+    try:
+        entrants = check_agents(spec)
+    except TypeError as err:
+        if "unexpected keyword argument" not in str(err):
+            raise
+        given = {agent: sorted(kwargs) for agent, kwargs in spec.agent_kwargs.items()}
+        raise ValueError(f"agent arguments {given}: {err}; expected the keyword arguments "
+                         "of the agent's class (agents.make(NAME, GAME, **kwargs))") from None
+    for label, entrant in zip(spec.labels, entrants, strict=True):
+        check_options = getattr(entrant, "check_options", None)
+        if check_options is not None:
+            try:
+                check_options(spec.options)
+            except ValueError as err:
+                raise ValueError(f"agent {label!r}: {err}") from None
+    return entrants
+
+
+def check_games_file(path: Path) -> None:
+    """ValueError unless games can be appended to ``path`` (``save_games``): not a folder,
+    in a folder that exists."""
+    if path.is_dir():
+        raise ValueError(f"save_games {str(path)!r} is a folder: expected a file to append "
+                         "the games to (JSON lines)")
+    if not path.parent.is_dir():
+        raise ValueError(f"save_games {str(path)!r}: the folder {str(path.parent)!r} does not "
+                         "exist; expected a file in an existing folder")

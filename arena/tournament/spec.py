@@ -2,6 +2,9 @@
 
 A :class:`TournamentSpec` holds everything that determines a tournament's results; it is
 stored as ``tournament.json`` (:mod:`arena.tournament.storage`) and compared on resume.
+It also carries how the entrants are built where that does not change what they play
+(:data:`BUILD_FIELDS`: ``trust_pickle``); those fields travel to the workers but are
+neither stored nor compared, so a resume with or without them is the same tournament.
 """
 
 from __future__ import annotations
@@ -20,6 +23,17 @@ CHUNK_SIZE = 512
 FORMAT_VERSION = 1
 #: the ``cardrl tournament`` flag of each table option (``registry.Game.table_option``)
 TABLE_FLAGS = {"variant": "--variant", "num_players": "--players"}
+#: spec fields about how entrants are built, not about the results: not in tournament.json
+BUILD_FIELDS = ("trust_pickle",)
+#: agent keyword arguments the tournament sets itself (seeds derive from the tournament
+#: seed; ``trust_pickle`` is the ``--trust-pickle`` flag)
+RESERVED_KWARGS = ("seed", "trust_pickle")
+
+
+def is_policy(name: str) -> bool:
+    """Whether the registry name ``name`` is a policy entrant (``policy``, ``policy:PATH``):
+    the only agents that take ``trust_pickle``."""
+    return name == "policy" or name.startswith("policy:")
 
 
 def parse_agents(entries: list[str]) -> tuple[list[str], list[str]]:
@@ -55,6 +69,8 @@ class TournamentSpec:
     chunk_size: int
     agent_kwargs: dict  # label or name -> kwargs for agents.make
     version: int = FORMAT_VERSION
+    #: policy entrants also load pickled checkpoints (``--trust-pickle``; a BUILD_FIELD)
+    trust_pickle: bool = False
 
     @property
     def num_chunks(self) -> int:
@@ -71,8 +87,20 @@ class TournamentSpec:
         start = chunk * self.chunk_size
         return range(start, min(self.deals, start + self.chunk_size))
 
+    def entrant_kwargs(self, label: str, name: str) -> dict:
+        """The keyword arguments of entrant ``label`` (registry name ``name``): its
+        ``agent_kwargs`` by name, then by label, and ``trust_pickle`` for a policy."""
+        kwargs = {**self.agent_kwargs.get(name, {}), **self.agent_kwargs.get(label, {})}
+        if self.trust_pickle and is_policy(name):
+            kwargs["trust_pickle"] = True
+        return kwargs
+
+    def stored_json(self) -> dict:
+        """The content of tournament.json: :meth:`to_json` without :data:`BUILD_FIELDS`."""
+        return {k: v for k, v in self.to_json().items() if k not in BUILD_FIELDS}
+
     def to_json(self) -> dict:
-        """The spec as JSON-ready data (the content of tournament.json)."""
+        """The spec as JSON-ready data, every field (what the workers are sent)."""
         return {
             "game": self.game,
             "labels": list(self.labels),
@@ -83,11 +111,12 @@ class TournamentSpec:
             "chunk_size": self.chunk_size,
             "agent_kwargs": self.agent_kwargs,
             "version": self.version,
+            "trust_pickle": self.trust_pickle,
         }
 
     @classmethod
     def from_json(cls, data: dict) -> TournamentSpec:
-        """The spec of :meth:`to_json`'s data."""
+        """The spec of :meth:`to_json`'s (or :meth:`stored_json`'s) data."""
         data = dict(data)
         data["labels"] = tuple(data["labels"])
         data["names"] = tuple(data["names"])
@@ -103,6 +132,7 @@ def make_spec(
     episode: str = "deal",
     agent_kwargs: dict | None = None,
     chunk_size: int = CHUNK_SIZE,
+    trust_pickle: bool = False,
 ) -> TournamentSpec:
     """Validate the arguments of :func:`arena.tournament.run_tournament` and bundle them."""
     import agents
@@ -122,9 +152,15 @@ def make_spec(
         if name not in known and not name.startswith("policy:"):
             raise ValueError(f"unknown agent {name!r} for {game}: expected one of "
                              f"{sorted(known)} or policy:PATH")
+    if not isinstance(trust_pickle, bool):
+        raise ValueError(f"trust_pickle={trust_pickle!r} is not allowed: expected True or False")
     options = dict(options or {})
     if "episode" in options:
         raise ValueError("pass the episode as episode=..., not inside options")
+    fields = [f.name for f in dataclasses.fields(registry.get(game).load("config"))]
+    unknown = sorted(set(options) - set(fields))
+    if unknown:
+        raise ValueError(f"unknown {game} option(s) {unknown}: expected options among {fields}")
     options["episode"] = episodes[episode]
     # every config field, defaults included, so that equal games compare equal on resume
     options = dataclasses.asdict(registry.make_config(game, **options))
@@ -132,8 +168,16 @@ def make_spec(
     unknown = set(kwargs) - set(labels) - set(names)
     if unknown:
         raise ValueError(f"agent_kwargs for {sorted(unknown)}, which are not in the line-up")
+    for agent, values in sorted(kwargs.items()):
+        reserved = [key for key in RESERVED_KWARGS if key in values]
+        if reserved:
+            raise ValueError(f"agent_kwargs (--agent-arg) of {agent!r} set {reserved}: the "
+                             "tournament sets them itself (agent seeds derive from the "
+                             "tournament seed; pickled checkpoints load with "
+                             "trust_pickle=True, --trust-pickle)")
     return TournamentSpec(
-        game, tuple(labels), tuple(names), deals, int(seed), options, chunk_size, kwargs
+        game, tuple(labels), tuple(names), deals, int(seed), options, chunk_size, kwargs,
+        trust_pickle=trust_pickle,
     )
 
 
@@ -164,4 +208,6 @@ def command_line(spec: TournamentSpec) -> str:
             words += ["--agent-arg", f"{agent}.{key}={text}"]
     if spec.chunk_size != CHUNK_SIZE:
         words += ["--chunk-size", str(spec.chunk_size)]
+    if spec.trust_pickle:
+        words.append("--trust-pickle")
     return shlex.join(words)

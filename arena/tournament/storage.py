@@ -8,7 +8,9 @@ is appended to ``DIR/games.csv`` at once. A rerun reads both files back, every f
 checked (:mod:`arena.tournament.reading`), keeps the complete chunks and plays only the
 missing ones. It is refused (:class:`TournamentMismatch`, nothing in the folder changed)
 when the arguments differ, or when the inputs differ by content (a checkpoint replaced,
-another project version): the results would mix two tournaments. When every chunk is
+another project version): the results would mix two tournaments. How the entrants are
+built (``trust_pickle``, :data:`arena.tournament.spec.BUILD_FIELDS`) is neither stored
+nor compared: the inputs record ties the games to the files' content. When every chunk is
 done ``games.csv`` is rewritten sorted by (deal, rotation, seat) and the summary files are
 written (:func:`arena.tournament.report.write_outputs`).
 
@@ -53,9 +55,12 @@ def prepare_dir(
         inputs = {"project_version": inputs_record.project_version(), "files": []}
     spec_path = out_dir / SPEC_FILE
     games_path = out_dir / GAMES_FILE
-    if out_dir.exists() and not out_dir.is_dir():
-        raise ValueError(f"{out_dir} is a file: expected a folder for the tournament's files")
-    current = json.loads(json.dumps(spec.to_json()))
+    existing = next(p for p in (out_dir, *out_dir.parents) if p.exists() or p == Path(p.anchor))
+    if not existing.is_dir():
+        what = "is a file" if existing == out_dir else f"lies under the file {existing}"
+        raise ValueError(f"{out_dir} {what}: expected a folder for the tournament's files")
+    # the stored arguments: how entrants are built (BUILD_FIELDS) is not part of them
+    current = json.loads(json.dumps(spec.stored_json()))
     stored = read_spec_file(spec_path) if spec_path.exists() else None
     if stored is None and games_path.exists():
         raise TournamentMismatch(

@@ -105,7 +105,7 @@ def test_delegate_config_needs_batch_ppo():
 
 
 def test_rollout_holds_only_bids_and_each_learner_seat_gets_its_whole_deal_reward():
-    """Credit (issue #5): the delegate's moves are not trained on, and the seat's points of
+    """Credit: the delegate's moves are not trained on, and the seat's points of
     the whole deal reach the bid it made — nobody else's points."""
     batch = 32
     engine = make_engine("abracadabra", batch, variant="four", reward="points")

@@ -1,4 +1,5 @@
-"""Engineered Four Aces input features (agents/policy/features.py) and networks that use them."""
+"""Engineered Four Aces input features (agents/four_aces/features.py, named in
+agents/policy/features.py) and networks that use them."""
 
 from __future__ import annotations
 

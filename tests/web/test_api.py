@@ -226,3 +226,28 @@ def test_cardrl_serve_defaults_to_this_machine_only():
     assert (args.host, args.port, args.checkpoints) == ("127.0.0.1", 8000, [])
     args = parser.parse_args(["--host", "0.0.0.0", "--port", "9000", "--checkpoints", "runs"])
     assert (args.host, args.port, args.checkpoints) == ("0.0.0.0", 9000, ["runs"])
+
+
+def test_probabilities_are_those_of_the_network_for_the_observed_table():
+    """web.insight reads the policy's network for the observed variant (Four Aces through
+    its suit symmetry, agents.four_aces.symmetry.to_game_order): the agent's own move has
+    the highest probability; a table no network was trained for has no probabilities."""
+    import agents
+    from envs.registry import make_engine
+    from web.insight import action_probabilities, agent_action_names
+
+    for game, trained, untrained in [("four_aces", {"num_players": 4}, {"num_players": 3}),
+                                     ("abracadabra", {"variant": "four"}, {"variant": "two"})]:
+        policy = agents.make("policy", game)
+        names = agent_action_names(game)
+        engine = make_engine(game, 6, **trained)
+        engine.reset(seed=5)
+        for obs, mask in zip(engine.observe(), engine.legal_action_mask(), strict=True):
+            probs = action_probabilities(policy, obs, mask)["probabilities"]
+            assert set(probs) == {names[a] for a in np.flatnonzero(mask)}
+            assert abs(sum(probs.values()) - 1) < 1e-3
+            assert probs[names[policy.act(obs, mask)]] == max(probs.values())
+        other = make_engine(game, 1, **untrained)
+        other.reset(seed=5)
+        assert action_probabilities(policy, other.observe()[0],
+                                    other.legal_action_mask()[0]) is None
