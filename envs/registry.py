@@ -16,6 +16,7 @@ themselves per game in :mod:`agents.registry`, keyed by these names.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -91,8 +92,14 @@ def get(game: str) -> Game:
 
 
 def make_config(game: str, **options):
-    """The validated config of ``game`` built from ``options``."""
-    return get(game).load("config")(**options)
+    """The validated config of ``game`` built from ``options``; an option the game does not
+    have raises ``ValueError`` listing the ones it has."""
+    config_class = get(game).load("config")
+    known = tuple(field.name for field in dataclasses.fields(config_class))
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown} for {game}: expected some of {known}")
+    return config_class(**options)
 
 
 def make_engine(game: str, batch_size: int, **options):

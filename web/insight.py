@@ -76,7 +76,10 @@ def analyse(catalog, game: str, options: dict, engine, seat: int) -> list[dict]:
                 row["note"] = "no network for this table"
                 rows.append(row)
                 continue
-            row["action"] = names[int(agent.act(obs, mask))]
+            if getattr(agent, "needs_engine", False):  # search agents (agents.base)
+                row["action"] = names[int(agent.act_engine(engine, np.zeros(1, np.intp))[0])]
+            else:
+                row["action"] = names[int(agent.act(obs, mask))]
             probs = action_probabilities(agent, obs, mask)
             if probs is not None:
                 row["probabilities"] = probs["probabilities"]

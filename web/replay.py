@@ -204,8 +204,11 @@ def play_out(catalog, game: str, table: dict, specs: list, seed: int | None = No
         if engine.game_over[0]:
             break
         s = int(engine.current_player[0])
-        action = players[s].act(engine.observe(np.array([s]))[0],
-                                engine.legal_action_mask()[0])
+        if getattr(players[s], "needs_engine", False):  # search agents (agents.base)
+            action = int(players[s].act_engine(engine, np.zeros(1, np.intp))[0])
+        else:
+            action = players[s].act(engine.observe(np.array([s]))[0],
+                                    engine.legal_action_mask()[0])
         recorder.record(engine, np.array([action]))
         engine.step(np.array([action], np.int64))
     else:

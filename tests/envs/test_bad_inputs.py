@@ -579,3 +579,9 @@ def test_the_oracles_see_both_outcomes():
     assert selection(np.array([3, 1])) is not None and selection(np.array([1, 1])) is None
     assert selection(np.ones(B, bool)) is not None and selection([True, 1]) is None
     assert isinstance(FourAcesEngine(FourAcesConfig(), 1), FourAcesEngine)
+
+
+@pytest.mark.parametrize("game", registry.GAMES)
+def test_an_unknown_option_is_a_value_error_listing_the_options(game):
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['colour'\] for .*expected"):
+        registry.make_config(game, colour="red")

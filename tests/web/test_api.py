@@ -177,8 +177,9 @@ def test_upload_step_probabilities_and_analysis(client):
     assert "<svg" in final["svg"]
     analysis = client.get(f"/api/replay/{rid}/0/4/analyse").json()
     names = {row["agent"]: row for row in analysis["agents"]}
-    assert {"heuristic", "random", "policy"} <= set(names)
+    assert {"heuristic", "random", "policy", "pimc"} <= set(names)
     assert names["heuristic"]["action"]
+    assert names["pimc"]["action"], names["pimc"]  # a search agent gets the engine
     assert client.get(f"/api/replay/{rid}/0/{info['steps'] + 1}").status_code == 404
     assert client.get(f"/api/replay/{rid}/3/0").status_code == 404
     assert client.get(f"/api/replay/{rid}/0/x").status_code == 400
@@ -211,6 +212,14 @@ def test_watch_agents_play_each_other(client):
     bad = client.post("/api/watch", json={"game": "four_aces", "table": {"num_players": 4},
                                           "agents": ["random"]})
     assert bad.status_code == 400
+
+
+def test_watch_a_search_agent(client):
+    r = client.post("/api/watch", json={"game": "four_aces", "table": {"num_players": 3},
+                                        "agents": ["pimc", "greedy", "random"]})
+    assert r.status_code == 201, r.text
+    info = client.get(f"/api/replay/{r.json()['id']}/0").json()
+    assert info["players"] == ["pimc", "greedy", "random"] and info["steps"] > 0
 
 
 def test_cardrl_serve_defaults_to_this_machine_only():
