@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -254,8 +255,10 @@ class BatchEngine:
             1 / cards_each), so the int8 observation loses nothing and is a quarter of the
             bytes. Configurations whose integers can leave -128..127 (long matches) have no
             int8 observation: asking for one raises ``ValueError`` saying why.
-        current_player: int8 [B], the seat to act in each game; -1 once the game is over.
-        game_over: bool [B], the episode of that game has ended.
+        state: the games, a dataclass of fixed-shape arrays with a leading batch axis.
+
+    The driver reads the state through the read-only properties below; each returns the
+    state's array of that name (no copy).
     """
 
     batch_size: int
@@ -265,8 +268,37 @@ class BatchEngine:
     layout: ObservationLayout
     observation_bounds: tuple[float, float]
     observation_scale: np.ndarray
-    current_player: np.ndarray
-    game_over: np.ndarray
+    state: Any
+
+    @property
+    def current_player(self) -> np.ndarray:
+        """int8 [B]: the seat to act in each game; -1 once the episode is over."""
+        return self.state.current_player
+
+    @property
+    def game_over(self) -> np.ndarray:
+        """bool [B]: the episode of that game has ended."""
+        return self.state.game_over
+
+    @property
+    def deal_over(self) -> np.ndarray:
+        """bool [B]: a deal (Abracadabra) or round (Four Aces) ended during the last step."""
+        return self.state.deal_over
+
+    @property
+    def totals(self) -> np.ndarray:
+        """[B, P]: match points so far (M1, K4)."""
+        return self.state.totals
+
+    @property
+    def winners(self) -> np.ndarray:
+        """bool [B, P]: the episode's winners (highest totals), once it is over (M1, K4)."""
+        return self.state.winners
+
+    @property
+    def last_points(self) -> np.ndarray:
+        """[B, P]: the points of the last finished deal or round (S1–S3, K2/K3)."""
+        return self.state.last_points
 
     @property
     def observation_size(self) -> int:

@@ -96,11 +96,8 @@ class AbracadabraEngine(BatchEngine):
     """``batch_size`` independent Abracadabra games as fixed-shape numpy arrays.
 
     The games are :attr:`state` (:class:`~.state.AbracadabraState`). Besides
-    :class:`~envs.core.BatchEngine`'s attributes, ``config`` and read-only properties
-    returning state arrays for drivers: ``deal_over`` (bool [B], a deal ended during the
-    last step), ``last_points`` (int [B, P], points of the last finished deal),
-    ``last_chips`` (float [B, P]), ``totals`` (int [B, P], match totals), ``winners``
-    (bool [B, P], set when the episode is over), ``pot`` (int [B]).
+    :class:`~envs.core.BatchEngine`'s attributes and driver properties, ``config`` and two
+    more read-only views of the state: ``pot`` (int [B]) and ``last_chips`` (float [B, P]).
     """
 
     def __init__(self, config: AbracadabraConfig | None = None, batch_size: int = 1):
@@ -137,41 +134,11 @@ class AbracadabraEngine(BatchEngine):
         self._mask_cache: np.ndarray | None = None
         self._encoder = ObservationEncoder(config, B)  # per-variant column tables
 
-    # -- the driver API: state arrays, read-only attributes of the engine -----------------
-    @property
-    def current_player(self) -> np.ndarray:
-        """int8 [B]: the seat to act in each game, -1 once the episode is over."""
-        return self.state.current_player
-
-    @property
-    def game_over(self) -> np.ndarray:
-        """bool [B]: the episode of that game has ended."""
-        return self.state.game_over
-
-    @property
-    def deal_over(self) -> np.ndarray:
-        """bool [B]: a deal ended during the last step."""
-        return self.state.deal_over
-
-    @property
-    def totals(self) -> np.ndarray:
-        """int64 [B, P]: match points (M1)."""
-        return self.state.totals
-
-    @property
-    def winners(self) -> np.ndarray:
-        """bool [B, P]: the highest totals, set when the episode is over (M1)."""
-        return self.state.winners
-
+    # -- the driver API beyond BatchEngine's: state arrays, read only ----------------------
     @property
     def pot(self) -> np.ndarray:
         """int64 [B]: chips in the pot, carry-over included (S4)."""
         return self.state.pot
-
-    @property
-    def last_points(self) -> np.ndarray:
-        """int64 [B, P]: points of the last finished deal (S1–S3)."""
-        return self.state.last_points
 
     @property
     def last_chips(self) -> np.ndarray:

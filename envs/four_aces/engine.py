@@ -132,37 +132,6 @@ class FourAcesEngine(BatchEngine):
         self._relative = (np.arange(P)[:, None] + np.arange(P)[None, :]) % P
         self.reset()
 
-    # -- the driver's view of the state (read only) ---------------------------------------
-    @property
-    def current_player(self) -> np.ndarray:
-        """int8 [B]: the seat to act; -1 once the game is over."""
-        return self.state.current_player
-
-    @property
-    def game_over(self) -> np.ndarray:
-        """bool [B]: the episode has ended."""
-        return self.state.game_over
-
-    @property
-    def deal_over(self) -> np.ndarray:
-        """bool [B]: a round ended during the last step."""
-        return self.state.deal_over
-
-    @property
-    def totals(self) -> np.ndarray:
-        """int32 [B, P]: match points so far (K4)."""
-        return self.state.totals
-
-    @property
-    def winners(self) -> np.ndarray:
-        """bool [B, P]: the episode's winners, once it is over (K4)."""
-        return self.state.winners
-
-    @property
-    def last_points(self) -> np.ndarray:
-        """int32 [B, P]: the last finished round's points."""
-        return self.state.last_points
-
     # ==================================================================================
     # reset
     # ==================================================================================
