@@ -6,7 +6,14 @@
 """
 
 from agents.base import Agent, RandomAgent, act_grouped, sample_legal
-from agents.registry import GAMES, available, make, make_from_spec, register
+from agents.registry import (
+    GAMES,
+    available,
+    is_policy_spec,
+    make,
+    make_from_spec,
+    register,
+)
 
 __all__ = [
     "Agent",
@@ -14,6 +21,7 @@ __all__ = [
     "RandomAgent",
     "act_grouped",
     "available",
+    "is_policy_spec",
     "make",
     "make_from_spec",
     "register",

@@ -46,6 +46,12 @@ def make(name: str, game: str, **kwargs) -> Agent:
     return agent
 
 
+def is_policy_spec(spec: str) -> bool:
+    """Whether the agent spec ``spec`` names a trained policy (``policy``, ``policy:PATH``):
+    the only agents that load checkpoint files (and take ``trust_pickle``)."""
+    return spec == "policy" or spec.startswith("policy:")
+
+
 def make_from_spec(spec: str, game: str, **kwargs) -> Agent:
     """An agent from a command-line spec: a registered name (``heuristic``), or
     ``policy:PATH`` for a trained checkpoint (a run's ``policy.pt``)."""

@@ -138,7 +138,7 @@ def run_bidbench(
     P = config.num_players
 
     def make(name: str, agent_seed: int):  # trust_pickle goes to policies only
-        policy = name == "policy" or name.startswith("policy:")
+        policy = agents.is_policy_spec(name)
         agent = agents.make_from_spec(name, "abracadabra", seed=agent_seed,
                                       **({"trust_pickle": True} if policy and trust_pickle
                                          else {}))  # fmt: skip

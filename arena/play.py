@@ -77,7 +77,7 @@ def make_opponent(vs: str, game: str, seed: int | None, trust_pickle: bool = Fal
     ``options``, is refused (ValueError) if it has no network for that table."""
     import agents
 
-    if vs == "policy" or vs.startswith("policy:"):
+    if agents.is_policy_spec(vs):
         agent = agents.make_from_spec(vs, game, trust_pickle=trust_pickle)
         if options is not None:
             agent.check_options(options)

@@ -15,6 +15,7 @@ import math
 import shlex
 from dataclasses import dataclass
 
+from agents.registry import is_policy_spec
 from envs import registry
 
 #: default number of deals in a chunk (a batch holds chunk_size * P games)
@@ -29,11 +30,6 @@ BUILD_FIELDS = ("trust_pickle",)
 #: seed; ``trust_pickle`` is the ``--trust-pickle`` flag)
 RESERVED_KWARGS = ("seed", "trust_pickle")
 
-
-def is_policy(name: str) -> bool:
-    """Whether the registry name ``name`` is a policy entrant (``policy``, ``policy:PATH``):
-    the only agents that take ``trust_pickle``."""
-    return name == "policy" or name.startswith("policy:")
 
 
 def parse_agents(entries: list[str]) -> tuple[list[str], list[str]]:
@@ -91,7 +87,7 @@ class TournamentSpec:
         """The keyword arguments of entrant ``label`` (registry name ``name``): its
         ``agent_kwargs`` by name, then by label, and ``trust_pickle`` for a policy."""
         kwargs = {**self.agent_kwargs.get(name, {}), **self.agent_kwargs.get(label, {})}
-        if self.trust_pickle and is_policy(name):
+        if self.trust_pickle and is_policy_spec(name):
             kwargs["trust_pickle"] = True
         return kwargs
 
