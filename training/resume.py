@@ -126,6 +126,8 @@ def _read(path: Path):
 
     import torch
 
+    from agents.policy.checkpoint import unreadable_file
+
     if path.stat().st_size == 0:
         raise ValueError(f"resume file {path} is empty (0 bytes); expected a file written by "
                          f"cardrl train")
@@ -142,10 +144,7 @@ def _read(path: Path):
                          f"objects other than tensors and plain values, which a "
                          f"{FORMAT} file never holds") from None
     except Exception as error:  # noqa: BLE001 - any other failure is an unreadable file
-        message = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        raise ValueError(f"resume file {path} could not be read ({type(error).__name__}: "
-                         f"{message}); expected a complete file written by cardrl train"
-                         ) from None
+        raise unreadable_file(error, f"resume file {path}", "cardrl train") from None
 
 
 def _check(data, path: Path, algo: str) -> None:

@@ -116,11 +116,9 @@ def load_checkpoint(path: str | Path, trust_pickle: bool = False) -> dict:
     ``ValueError`` naming the file for anything else."""
     path = Path(path)
     where = f"policy checkpoint {str(path)!r}"
-    if file_kind(path, where) == "sb3":
-        if not trust_pickle:
-            raise ValueError(f"{where} is an SB3 model zip, which loads only by unpickling it "
-                             f"(cloudpickle), and that runs any code the file names: refused; "
-                             f"{_convert_hint(path)}")
+    refusal = (f" (cloudpickle), and that runs any code the file names: refused; "
+               f"{_convert_hint(path)}")
+    if _is_sb3(path, where, trust_pickle, refusal):
         return check_checkpoint(_load_sb3(path), where)
     data = _torch_load(path, where, trust_pickle)
     if (not trust_pickle and isinstance(data, dict) and data.get("format") == FORMAT
@@ -168,6 +166,26 @@ def file_kind(path: Path, where: str) -> str:
                      f"model (members {names[:4]}); expected a file written by torch.save")
 
 
+def _is_sb3(path: Path, where: str, trust_pickle: bool, refusal: str) -> bool:
+    """Whether ``path`` is an SB3 model zip (:func:`file_kind`); ValueError, ``refusal``
+    ending its message, for one when not ``trust_pickle``."""
+    if file_kind(path, where) != "sb3":
+        return False
+    if not trust_pickle:
+        raise ValueError(f"{where} is an SB3 model zip, which loads only by unpickling it"
+                         f"{refusal}")
+    return True
+
+
+def unreadable_file(error: Exception, where: str, written_by: str = "torch.save"
+                    ) -> ValueError:
+    """The ValueError for a ``torch.load`` of the file ``where`` that failed with ``error``
+    (other than by refusing its pickle): a file not completely written by ``written_by``."""
+    message = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return ValueError(f"{where} could not be read ({type(error).__name__}: {message}); "
+                      f"expected a complete file written by {written_by}")
+
+
 def _torch_load(path: Path, where: str, trust_pickle: bool):
     """``torch.load`` of a checked torch archive: ``weights_only`` unless trusted."""
     import pickle
@@ -189,9 +207,7 @@ def _torch_load(path: Path, where: str, trust_pickle: bool):
                          f"{FORMAT} checkpoint holds only tensors and plain values; "
                          f"{_convert_hint(path)}") from None
     except Exception as error:  # noqa: BLE001 - any other failure is an unreadable file
-        message = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        raise ValueError(f"{where} could not be read ({type(error).__name__}: {message}); "
-                         f"expected a complete file written by torch.save") from None
+        raise unreadable_file(error, where) from None
 
 
 def _load_sb3(path: Path, game: str | None = None, options: dict | None = None) -> dict:
@@ -387,11 +403,8 @@ def convert_checkpoint(path: str | Path, out_path: str | Path, *, trust_pickle: 
     describe an SB3 model, which does not record them. The written path."""
     path = Path(path)
     where = f"policy checkpoint {str(path)!r}"
-    if file_kind(path, where) == "sb3":
-        if not trust_pickle:
-            raise ValueError(f"{where} is an SB3 model zip, which loads only by unpickling it; "
-                             f"convert it with trust_pickle=True (--trust-pickle) if you "
-                             f"trust its source")
+    refusal = "; convert it with trust_pickle=True (--trust-pickle) if you trust its source"
+    if _is_sb3(path, where, trust_pickle, refusal):
         data = _load_sb3(path, game, options)
     else:
         data = _torch_load(path, where, trust_pickle)

@@ -17,8 +17,6 @@ limit L is (G7) and how the round ends and scores (H3, K1–K3).
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +25,7 @@ import numpy as np
 from envs.cards import CARD_NAMES, JOKER, parse_card, pretty_card
 from envs.four_aces.explain import best_split, describe_split
 from envs.four_aces.rules import DECK_SIZE
+from envs.four_aces.scene import play_to_round_end
 
 #: the game-neutral driver of :mod:`records.narrate` (see the module docstring)
 Teller = Any
@@ -167,14 +166,8 @@ def round_end_cards(engine, action: int, game: int = 0) -> list[list[int]] | Non
     mask = engine.legal_action_mask()[game]
     if not 0 <= action < len(mask) or not mask[action]:
         return None  # the engine refuses the move itself
-    trial = copy.deepcopy(engine)
-    trial.config = dataclasses.replace(trial.config, episode="round")
-    actions = np.zeros(trial.batch_size, np.int64)
-    actions[game] = action
-    active = np.zeros(trial.batch_size, bool)
-    active[game] = True
-    trial.step(actions, active)
-    if not trial.deal_over[game]:
+    trial = play_to_round_end(engine, action, game)
+    if trial is None:
         return None
     counts = trial.state.hand[game, :, :JOKER] + trial.state.table[game, :, :JOKER]
     return [[int(c) for c in np.flatnonzero(row) for _ in range(int(row[c]))] for row in counts]

@@ -110,8 +110,16 @@ def round_end_cards(engine, action: int, game: int = 0) -> list[list[str]] | Non
     or None if it does not end one. ``engine`` is the state before the action (it is
     not changed): the action is replayed on a copy of game ``game`` whose config stops
     at the round's end, so that a match's next deal does not replace the cards."""
+    trial = play_to_round_end(engine, action, game, reward="points")
+    return None if trial is None else scoring_cards(trial, game)
+
+
+def play_to_round_end(engine, action: int, game: int = 0, **config):
+    """A copy of ``engine`` (not changed) whose config stops at the round's end (plus the
+    ``config`` changes), with ``action`` played in game ``game``; None if the action does
+    not end the round there."""
     trial = copy.deepcopy(engine)
-    trial.config = dataclasses.replace(trial.config, episode="round", reward="points")
+    trial.config = dataclasses.replace(trial.config, episode="round", **config)
     actions = np.zeros(trial.batch_size, np.int64)
     actions[game] = action
     active = np.zeros(trial.batch_size, bool)
@@ -119,7 +127,7 @@ def round_end_cards(engine, action: int, game: int = 0) -> list[list[str]] | Non
     trial.step(actions, active)
     if not trial.deal_over[game]:
         return None
-    return scoring_cards(trial, game)
+    return trial
 
 
 def points_by_combination(result: dict, cards: list[list[str]], config) -> list[dict]:
