@@ -65,15 +65,13 @@ def run(args: argparse.Namespace) -> int:
     """Check the arguments, then serve until interrupted; a bad argument is a ValueError
     with the whole message."""
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401  (web.app.serve runs it)
 
-        from web.app import create_app
+        from web.app import serve
     except ImportError as err:
         raise ValueError(f"the web extra is not installed ({err.name} is missing): "
                          'pip install -e ".[web]"') from None
     check_arguments(args.host, args.port, args.checkpoints)
-    app = create_app(args.checkpoints)
-    app.state.catalog.trust_pickle = args.trust_pickle  # before any policy is loaded
     print(f"cardrl serve: open http://{args.host}:{args.port}/ (Ctrl-C stops it)")
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    serve(args.host, args.port, args.checkpoints, trust_pickle=args.trust_pickle)
     return 0

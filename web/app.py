@@ -115,11 +115,13 @@ def _int(text: str | None, what: str) -> int | None:
 
 def create_app(checkpoint_dirs: list[str | Path] | None = None,
                store: SessionStore | None = None,
-               max_upload_bytes: int = MAX_UPLOAD_BYTES) -> Starlette:
+               max_upload_bytes: int = MAX_UPLOAD_BYTES,
+               trust_pickle: bool = False) -> Starlette:
     """The app. ``checkpoint_dirs``: folders whose ``*.pt`` files are offered as
     ``policy:PATH`` agents (besides the committed defaults); ``store``: the sessions
-    (default :class:`SessionStore` with its default limits)."""
-    catalog = Catalog(checkpoint_dirs)
+    (default :class:`SessionStore` with its default limits); ``trust_pickle``: the offered
+    policies may also load by unpickling (:data:`agents.policy.checkpoint.TRUST_PICKLE_HELP`)."""
+    catalog = Catalog(checkpoint_dirs, trust_pickle=trust_pickle)
     sessions = store if store is not None else SessionStore()
     last_sweep = [time.monotonic()]
 
@@ -305,8 +307,9 @@ def create_app(checkpoint_dirs: list[str | Path] | None = None,
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000,
-          checkpoint_dirs: list[str | Path] | None = None) -> None:
+          checkpoint_dirs: list[str | Path] | None = None, trust_pickle: bool = False) -> None:
     """Run the app with uvicorn until interrupted."""
     import uvicorn
 
-    uvicorn.run(create_app(checkpoint_dirs), host=host, port=port, log_level="info")
+    uvicorn.run(create_app(checkpoint_dirs, trust_pickle=trust_pickle), host=host, port=port,
+                log_level="info")

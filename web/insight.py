@@ -1,10 +1,10 @@
 """What agents think at a position: a policy network's action probabilities, and the move
 every agent would make there (the page's Analyse panel).
 
-:func:`action_probabilities` reads a :class:`agents.policy.agent.PolicyAgent`'s networks through
-their public pieces (``nets``, ``routes``, ``PolicyNet.encode`` / ``logits``): the softmax of
-the masked logits, in the game's action order, of the network that plays the observed
-variant — the distribution the agent takes its argmax of (or samples with ``sample=True``).
+:func:`action_probabilities` asks a :class:`agents.policy.agent.PolicyAgent` for
+:meth:`~agents.policy.agent.PolicyAgent.action_probabilities`: the softmax of the masked
+logits, in the game's action order, of the network that plays the observed variant — the
+distribution the agent takes its argmax of (or samples with ``sample=True``).
 """
 
 from __future__ import annotations
@@ -18,35 +18,16 @@ def action_probabilities(agent, observation: np.ndarray, mask: np.ndarray) -> di
     ``agent`` has no network for the observed variant. ``delegate`` names the agent that
     actually makes this decision when the network leaves it to one
     (agents.policy.delegate)."""
-    nets = getattr(agent, "nets", None)
-    if not nets:
+    if not getattr(agent, "nets", None):
         return None
-    import torch
-
-    from agents.four_aces.symmetry import to_game_order
-    from agents.policy.agent import observed_variants
-    from agents.policy.delegate import network_rows
-
-    obs = np.asarray(observation, np.float32).reshape(1, -1)
-    masks = np.asarray(mask, bool).reshape(1, -1)
-    # the network of the observed variant (also with one network: it plays only its own)
-    key = str(observed_variants(agent.game, obs)[0])
-    if key not in agent.routes:
+    found = agent.action_probabilities(observation, mask)
+    if found is None:
         return None
-    index = agent.routes[key]
-    net = nets[index]
-    with torch.inference_mode():
-        x, net_masks, action_map = net.encode(obs, masks)
-        logits = net.logits(torch.as_tensor(x), torch.as_tensor(net_masks))
-        if action_map is not None:
-            logits = to_game_order(logits, action_map)
-        probs = torch.softmax(logits, dim=1)[0].cpu().numpy().astype(np.float64)
+    probs = found["probabilities"]
     names = agent_action_names(agent.game)
-    legal = np.flatnonzero(masks[0])
-    delegate = agent.delegates[index]
-    delegated = delegate is not None and not network_rows(agent.game, masks)[0]
+    legal = np.flatnonzero(np.asarray(mask, bool).reshape(-1))
     return {"probabilities": {names[a]: round(float(probs[a]), 4) for a in legal},
-            "delegate": delegate.name if delegated else None}
+            "delegate": found["delegate"]}
 
 
 def agent_action_names(game: str) -> tuple[str, ...]:

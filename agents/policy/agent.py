@@ -33,7 +33,7 @@ from agents.policy.checkpoint import (  # the format's API, also imported from h
     make_checkpoint,
     save_checkpoint,
 )
-from agents.policy.delegate import delegated, make_delegate
+from agents.policy.delegate import delegated, make_delegate, network_rows
 from envs.abracadabra.config import VARIANTS
 
 __all__ = ["FORMAT", "VERSION", "PolicyAgent", "build_net", "check_checkpoint",
@@ -238,6 +238,30 @@ class PolicyAgent(Agent):
                 f"({describe_variant(self.game, key)}; {what}): it was trained only for "
                 f"{have}; {hint}")
 
+    def _softmax(self, logits) -> np.ndarray:
+        """float64 [N, A]: the softmax of masked logits (illegal actions get exactly 0)."""
+        return self.torch.softmax(logits, dim=1).cpu().numpy().astype(np.float64)
+
+    def action_probabilities(self, observation: np.ndarray, mask: np.ndarray) -> dict | None:
+        """What the agent's network thinks of one observation and legal ``mask``:
+        ``{"probabilities": float64 [A] in the game's action order, "delegate": name or
+        None}`` — the distribution it takes its argmax of (or samples with
+        ``sample=True``), from the network trained for the observed variant; ``delegate``
+        names the agent that actually makes this decision when the network leaves it to
+        one (agents.policy.delegate). None if no network plays the observed variant."""
+        observations = np.asarray(observation, np.float32).reshape(1, -1)
+        masks = np.asarray(mask, bool).reshape(1, -1)
+        # the network of the observed variant (also with one network: it plays only its own)
+        key = str(observed_variants(self.game, observations)[0])
+        if key not in self.routes:
+            return None
+        index = self.routes[key]
+        with self.torch.inference_mode():
+            probs = self._softmax(self._forward(self.nets[index], observations, masks))[0]
+        delegate = self.delegates[index]
+        leaves_it = delegate is not None and not network_rows(self.game, masks)[0]
+        return {"probabilities": probs, "delegate": delegate.name if leaves_it else None}
+
     def _net_act(self, index: int, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Actions of net ``index``: the argmax of its masked logits, or a sample."""
         with self.torch.inference_mode():
@@ -245,7 +269,7 @@ class PolicyAgent(Agent):
             greedy = logits.argmax(dim=1).cpu().numpy().astype(np.int64)
             if not self.sample:
                 return greedy
-            probs = self.torch.softmax(logits, dim=1).cpu().numpy().astype(np.float64)
+            probs = self._softmax(logits)
         # inverse-CDF sampling with the agent's own generator (reproducible by seed);
         # illegal actions have probability exactly 0, so a cdf plateau is never chosen
         cdf = np.cumsum(probs, axis=1)
