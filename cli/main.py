@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ladder": ("cli.ladder", "strength ladder: every agent vs the strongest heuristic"),
     "agents": ("cli.agents", "list the agents of each game, one line each"),
     "train": ("cli.train", "self-play training of a masked PPO policy from a YAML config"),
+    "exploit": ("cli.exploit", "train a best response to an agent: how much it gains"),
     "play": ("cli.play", "play a game in the terminal against the agents"),
     "replay": ("cli.replay", "tell or check saved games (JSON lines from --save-games)"),
     "serve": ("cli.serve", "local web app: play against the agents, watch and replay games"),
