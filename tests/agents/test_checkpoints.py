@@ -13,7 +13,7 @@ import torch
 
 import agents
 from agents.policy import agent as policy_agent
-from agents.policy.agent import CHECKPOINT_DIR, PolicyAgent
+from agents.policy.agent import CHECKPOINT_DIR, VARIANT_KEYS, PolicyAgent, variant_key
 from agents.policy.checkpoint import (
     FORMAT,
     VERSION,
@@ -25,8 +25,9 @@ from agents.policy.checkpoint import (
     save_checkpoint,
 )
 from agents.policy.convert import main as convert_main
+from agents.policy.delegate import network_rows
 from agents.policy.net import PolicyNet, state_shapes
-from envs.registry import make_engine
+from envs.registry import make_config, make_engine
 
 OBS, ACTIONS = 450, 54  # Four Aces
 
@@ -103,14 +104,6 @@ def test_save_refuses_what_would_not_load_safely(tmp_path):
     with pytest.raises(ValueError, match=r"options\.target_points is a numpy.float64"):
         save_checkpoint(bad, tmp_path / "p.pt")
     assert not list(tmp_path.iterdir())
-
-
-def test_the_committed_checkpoints_are_the_safe_format():
-    paths = sorted(CHECKPOINT_DIR.glob("*.pt"))
-    assert [p.name for p in paths] == ["abracadabra_four.pt", "four_aces_4p.pt"]
-    for path in paths:
-        assert torch.load(path, weights_only=True)["version"] == VERSION
-        assert load_checkpoint(path)["format"] == FORMAT
 
 
 def version_1_file(tmp_path: Path) -> Path:
@@ -316,6 +309,11 @@ def test_state_shapes_describe_the_network():
 
 
 # -- 3. a policy plays only the configurations it was trained for ----------------------------
+#: game -> (the variant key, its config option) of the one checkpoint the default policy
+#: loads under the ``only_four_player_checkpoints`` fixture (tests/conftest.py)
+FOUR_PLAYERS = {"abracadabra": ("four", "variant='four'"), "four_aces": ("4p", "num_players=4")}
+
+
 @pytest.mark.parametrize("game, options, key", [
     ("abracadabra", {"variant": "two"}, "variant='two'"),
     ("abracadabra", {"variant": "three"}, "variant='three'"),
@@ -323,7 +321,8 @@ def test_state_shapes_describe_the_network():
     ("four_aces", {"num_players": 3}, "num_players=3"),
     ("four_aces", {"num_players": 5}, "num_players=5"),
 ])
-def test_the_default_policy_refuses_untrained_configurations(game, options, key):
+def test_the_default_policy_refuses_untrained_configurations(game, options, key,
+                                                            only_four_player_checkpoints):
     agent = agents.make("policy", game)
     obs, masks = observed(game, 4, **options)
     with pytest.raises(ValueError) as error:
@@ -332,7 +331,9 @@ def test_the_default_policy_refuses_untrained_configurations(game, options, key)
     variant = key.split("=")[1].strip("'")
     variant = variant if game == "abracadabra" else f"{variant}p"
     assert f"no network for {game} variant {variant!r} ({key};" in message
-    assert f"{game}_" in message and ".pt)" in message  # the checkpoint there is
+    trained, trained_option = FOUR_PLAYERS[game]
+    there = only_four_player_checkpoints / f"{game}_{trained}.pt"
+    assert f"trained only for {trained_option} ({there});" in message  # the checkpoint there is
     assert f"cardrl train --config configs/{game}_{variant}.yaml" in message
     # mixed with a trained configuration: still refused, nothing played
     trained_obs, trained_masks = observed(game, 4)
@@ -346,12 +347,14 @@ def test_the_default_policy_refuses_untrained_configurations(game, options, key)
     ("abracadabra", "two", "variant='two'"),
     ("four_aces", "3p", "num_players=3"),
 ])
-def test_asking_for_an_untrained_default_names_it_and_how_to_train(game, variant, key):
+def test_asking_for_an_untrained_default_names_it_and_how_to_train(
+        game, variant, key, only_four_player_checkpoints):
     with pytest.raises(ValueError) as error:
         agents.make("policy", game, variant=variant)
     message = str(error.value)
-    assert f"no trained policy for {game} {key}" in message
-    assert "there are [" in message and ".pt']" in message
+    assert f"no trained policy for {game} {key} in {only_four_player_checkpoints} " in message
+    assert f"(looked for {game}_{variant}.pt; there are ['{game}_{FOUR_PLAYERS[game][0]}.pt'])" \
+        in message
     assert f"configs/{game}_{variant}.yaml" in message
     with pytest.raises(ValueError, match="variant='abracadabra' is not a variant of"):
         agents.make("policy", game, variant="abracadabra")
@@ -377,7 +380,7 @@ def test_a_policy_file_plays_only_its_own_variant(tmp_path, monkeypatch):
         agents.make("policy", "four_aces")
 
 
-def test_a_caller_can_refuse_an_untrained_table_before_playing():
+def test_a_caller_can_refuse_an_untrained_table_before_playing(only_four_player_checkpoints):
     agent = agents.make("policy", "four_aces")
     agent.check_options({"num_players": 4, "scoring": "strict"})
     agent.check_options({})  # the default table: 4 players
@@ -385,3 +388,101 @@ def test_a_caller_can_refuse_an_untrained_table_before_playing():
         agent.check_options({"num_players": 5})
     with pytest.raises(ValueError, match="configs/abracadabra_three.yaml"):
         agents.make("policy", "abracadabra").check_options({"variant": "three"})
+
+
+# -- the committed checkpoints: each is safe, named for its variant and played by default -----
+#: every policy the default ``agents.make("policy", game)`` may load (whichever are committed)
+COMMITTED = sorted(CHECKPOINT_DIR.glob("*.pt"))
+#: file name -> (game, variant key): the names the default policy expects
+DEFAULT_NAMES = {f"{game}_{key}.pt": (game, key)
+                 for game, keys in VARIANT_KEYS.items() for key in keys}
+
+
+def committed_variant(path: Path) -> tuple[str, str]:
+    """(game, variant key) a committed checkpoint is named for; fails for another name."""
+    assert path.name in DEFAULT_NAMES, f"{path.name}: expected one of {sorted(DEFAULT_NAMES)}"
+    return DEFAULT_NAMES[path.name]
+
+
+def played_positions(game: str, steps: int, batch: int = 4, seed: int = 0, **options):
+    """Observations and masks of the seats to act over ``steps`` random moves of ``batch``
+    games of ``options`` (Abracadabra: bids first, then shows, play and calls)."""
+    engine = make_engine(game, batch, **options)
+    engine.reset(seed=seed)
+    random = agents.make("random", game, seed=seed)
+    obs, masks = [], []
+    for _ in range(steps):
+        live = ~engine.game_over
+        if not live.any():
+            break
+        o, m = engine.observe()[live], engine.legal_action_mask()[live]
+        obs.append(o)
+        masks.append(m)
+        actions = np.zeros(batch, dtype=np.int64)
+        actions[live] = random.act_batch(o, m)
+        engine.step(actions, active=live)
+    return np.concatenate(obs), np.concatenate(masks)
+
+
+def test_the_four_player_policies_are_committed():
+    assert {"abracadabra_four.pt", "four_aces_4p.pt"} <= {p.name for p in COMMITTED}
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: p.name)
+def test_a_committed_checkpoint_is_the_safe_format_and_named_for_its_variant(path):
+    game, key = committed_variant(path)
+    raw = torch.load(path, weights_only=True)  # would raise for anything but plain data
+    assert (raw["format"], raw["version"]) == (FORMAT, VERSION)
+    checkpoint = load_checkpoint(path)
+    assert checkpoint["game"] == game
+    assert variant_key(game, checkpoint["options"]) == key
+    config = make_config(game, **checkpoint["options"])  # the table it was trained at
+    assert (config.variant if game == "abracadabra" else f"{config.num_players}p") == key
+    engine = make_engine(game, 1, **checkpoint["options"])
+    engine.reset(seed=0)
+    assert (checkpoint["observation_size"], checkpoint["num_actions"]) == \
+        (engine.observe().shape[1], engine.legal_action_mask().shape[1])
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: p.name)
+def test_a_committed_checkpoint_plays_as_its_metadata_says(path):
+    """The network makes every decision, or (``model.delegate``) only the bids (C1) and its
+    delegate the others (agents/policy/delegate.py)."""
+    game, _ = committed_variant(path)
+    checkpoint = load_checkpoint(path)
+    delegate = checkpoint["model"]["delegate"]
+    agent = PolicyAgent(game, path=path, seed=0)
+    obs, masks = played_positions(game, 40, **checkpoint["options"])
+    actions = agent.act_batch(obs, masks)
+    assert masks[np.arange(len(actions)), actions].all()
+    assert [None if d is None else d.name for d in agent.delegates] == [delegate]
+    seen = [agent.action_probabilities(o, m) for o, m in zip(obs, masks, strict=True)]
+    networks = np.array([s["delegate"] is None for s in seen])
+    if delegate is None:
+        assert networks.all()
+    else:
+        np.testing.assert_array_equal(networks, network_rows(game, masks))
+        assert networks.any() and not networks.all()  # bids, then the delegate's decisions
+        assert {s["delegate"] for s in seen} == {None, delegate}
+        mine = agents.make(delegate, game, seed=0).act_batch(obs[~networks], masks[~networks])
+        np.testing.assert_array_equal(actions[~networks], mine)
+    # the network's decisions are the argmax of its probabilities
+    greedy = [s["probabilities"].argmax() for s, own in zip(seen, networks, strict=True) if own]
+    np.testing.assert_array_equal(actions[networks], greedy)
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: p.name)
+def test_the_default_policy_plays_each_committed_checkpoint_for_its_variant(path):
+    game, key = committed_variant(path)
+    checkpoint = load_checkpoint(path)
+    default = agents.make("policy", game, seed=0)
+    committed = [committed_variant(p) for p in COMMITTED]
+    assert set(default.routes) == {k for g, k in committed if g == game}  # all, and only them
+    assert default.sources[default.routes[key]] == str(path)
+    default.check_options(checkpoint["options"])  # a table of this variant is accepted
+    obs, masks = played_positions(game, 30, seed=1, **checkpoint["options"])
+    actions = default.act_batch(obs, masks)  # not a ValueError: a net plays this variant
+    assert masks[np.arange(len(actions)), actions].all()
+    np.testing.assert_array_equal(
+        actions, PolicyAgent(game, path=path, seed=0).act_batch(obs, masks))
+    assert agents.make("policy", game, variant=key).routes == {key: 0}

@@ -18,7 +18,10 @@ T = ["tournament", "--game", "abracadabra", "--deals", "2", "--out", "{out}"]
 B = ["bidbench", "--deals", "2", "--batch", "2", "--out", "{out}"]
 
 #: (argv, a fragment of the error line); {tmp} is the folder of fixture files, {out} an
-#: output folder that must not be created, {busy} a port in use
+#: output folder that must not be created, {busy} a port in use. The default ``policy``
+#: has only the four-player checkpoints, in the folder {checkpoints} (fixture
+#: only_four_player_checkpoints, tests/conftest.py): Four Aces 3p and Abracadabra 'two' have
+#: no network, whichever checkpoints are committed.
 CASES = [
     # tournament
     ([*T, "--agents", "random,nosuch"], "unknown agent 'nosuch' for abracadabra"),
@@ -53,7 +56,8 @@ CASES = [
      "lies under the file"),
     (["tournament", "--game", "four_aces", "--players", "3", "--agents", "policy,greedy",
       "--deals", "2", "--out", "{out}"],
-     "agent 'policy': the policy has no network for four_aces variant '3p'"),
+     "agent 'policy': the policy has no network for four_aces variant '3p' (num_players=3; "
+     "the table): it was trained only for num_players=4 ({checkpoints}/four_aces_4p.pt)"),
     # bidbench
     ([*B, "--bidders", "nosuch"], "unknown Abracadabra agent 'nosuch'"),
     ([*B, "--player", "nosuch"], "unknown Abracadabra agent 'nosuch'"),
@@ -66,7 +70,8 @@ CASES = [
     ([*B, "--out", "{tmp}/garbage.pt"], "garbage.pt is a file: expected a folder"),
     ([*B, "--out", "{tmp}/garbage.pt/sub"], "lies under the file"),
     ([*B, "--bidders", "policy", "--variant", "two"],
-     "the policy has no network for abracadabra variant 'two'"),
+     "the policy has no network for abracadabra variant 'two' (variant='two'; the table): it "
+     "was trained only for variant='four' ({checkpoints}/abracadabra_four.pt)"),
     # play (checked before the first deal, so nothing is read from stdin)
     (["play", "abracadabra", "--vs", "nosuch"], "unknown agent 'nosuch' for abracadabra"),
     (["play", "abracadabra", "--vs", "policy:{tmp}/missing.pt"], "does not exist"),
@@ -80,7 +85,8 @@ CASES = [
     (["play", "abracadabra", "--save-games", "{tmp}/adir"], "found a folder, expected a file"),
     (["play", "abracadabra", "--save-games", "{tmp}/nodir/g.jsonl"], "does not exist"),
     (["play", "four_aces", "--vs", "policy", "--players", "3"],
-     "the policy has no network for four_aces variant '3p'"),
+     "the policy has no network for four_aces variant '3p' (num_players=3; the table): it was "
+     "trained only for num_players=4 ({checkpoints}/four_aces_4p.pt)"),
     # replay
     (["replay", "{tmp}/missing.jsonl"], "missing.jsonl: no such file"),
     (["replay", "{tmp}/adir"], "adir: found a directory, expected a games file"),
@@ -153,15 +159,17 @@ def _id(case) -> str:
 
 
 @pytest.mark.parametrize("argv, fragment", CASES, ids=map(_id, CASES))
-def test_bad_input_is_one_error_line_on_stderr(argv, fragment, files, busy_port, capsys,
-                                               monkeypatch, tmp_path):
+def test_bad_input_is_one_error_line_on_stderr(argv, fragment, only_four_player_checkpoints,
+                                               files, busy_port, capsys, monkeypatch,
+                                               tmp_path):
     out_dir = tmp_path / "out"
     status, out, err = run(argv, files, busy_port, capsys, monkeypatch, out_dir)
     lines = err.splitlines()
     assert (status, out) == (2, ""), err
     assert len(lines) == 1, err
     assert lines[0].startswith(f"cardrl {argv[0]}: error: "), err
-    assert fragment.replace("{tmp}", str(files)) in lines[0]
+    assert fragment.replace("{tmp}", str(files)).replace(
+        "{checkpoints}", str(only_four_player_checkpoints)) in lines[0]
     assert not out_dir.exists()  # nothing written for a refused command
 
 

@@ -115,7 +115,10 @@ def test_refused_moves_change_nothing(client):
     assert client.get(url + "/record").status_code == 404  # nothing finished yet
 
 
-def test_bad_tables_and_agents_are_refused(client):
+def test_bad_tables_and_agents_are_refused(only_four_player_checkpoints, client):
+    # the default policy has only the four-player checkpoints (tests/conftest.py)
+    untrained_policy = {"game": "abracadabra", "table": {"variant": "three"}, "seat": 0,
+                        "agents": [None, "policy", "random"]}
     cases = [
         {"game": "chess"},
         {"game": "four_aces", "table": {"num_players": 6}, "seat": 0, "agents": []},
@@ -128,8 +131,7 @@ def test_bad_tables_and_agents_are_refused(client):
          "agents": [None, "policy:/etc/passwd", "random"]},
         {"game": "four_aces", "table": {"num_players": 3}, "seat": 0,
          "agents": [None, "nobody", "random"]},
-        {"game": "abracadabra", "table": {"variant": "three"}, "seat": 0,
-         "agents": [None, "policy", "random"]},  # no network for three
+        untrained_policy,
         {"game": "abracadabra", "table": {"variant": "two"}, "seat": 0,
          "agents": [None, "random"], "seed": -1},
     ]
@@ -137,6 +139,8 @@ def test_bad_tables_and_agents_are_refused(client):
         r = client.post("/api/play", json=body)
         assert r.status_code == 400, (body, r.text)
         assert r.json()["error"]
+    refusal = client.post("/api/play", json=untrained_policy).json()["error"]
+    assert "policy has no network for this table ({'variant': 'three'" in refusal
 
 
 def test_sessions_are_isolated(client):
@@ -237,10 +241,12 @@ def test_cardrl_serve_defaults_to_this_machine_only():
     assert (args.host, args.port, args.checkpoints) == ("0.0.0.0", 9000, ["runs"])
 
 
-def test_probabilities_are_those_of_the_network_for_the_observed_table():
+def test_probabilities_are_those_of_the_network_for_the_observed_table(
+        only_four_player_checkpoints):
     """web.insight reads the policy's network for the observed variant (Four Aces through
     its suit symmetry, agents.four_aces.symmetry.to_game_order): the agent's own move has
-    the highest probability; a table no network was trained for has no probabilities."""
+    the highest probability; a table no network was trained for has no probabilities (the
+    default policy has only the four-player checkpoints here, tests/conftest.py)."""
     import agents
     from envs.registry import make_engine
     from web.insight import action_probabilities, agent_action_names
