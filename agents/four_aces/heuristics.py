@@ -21,8 +21,9 @@ default), and both add a small premium for kept aces while the missing ones are 
 
 Both work on whole batches: every card set they value differs from the player's hand and
 table by one or two cards, so it is built as a 52-bit mask from the row's own set and
-scored by table lookup (:mod:`agents.four_aces.set_scores`); only the averages and maxima
-over draws are taken per row, on arrays of fixed shape.
+scored by table lookup (:mod:`agents.four_aces.set_scores`). The greedy discarder takes
+its averages over draws on arrays of fixed shape; the look-ahead discarder works out each
+row in compiled loops (:mod:`agents.four_aces.lookahead_kernel`).
 """
 
 from __future__ import annotations
@@ -30,42 +31,30 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent
+from agents.four_aces import lookahead_kernel as kernel
+from agents.four_aces.lookahead_kernel import ACE_PREMIUM, NO_OPTION
 from agents.four_aces.set_scores import (
     ACE_BITS,
     CARD_BIT,
     TABLE_CARDS_MAX,
     score_bits,
     score_plus_one,
+    score_table_for,
 )
 from agents.four_aces.view import FourAcesView
 from envs.cards import JOKER, NUM_CARDS
-from envs.four_aces.rules import ACES, DRAW, IS_ACE, MAX_HAND, TABLE_CARDS
-from envs.four_aces.scoring import score_batch
+from envs.four_aces.rules import DRAW, IS_ACE, MAX_HAND
 
-_NEG = -1.0e9
-#: a hand and own table as one card list: MAX_HAND hand slots, then the table cards
-_SET = MAX_HAND + TABLE_CARDS
-
-
-def _premium(aces: np.ndarray, aces_out: np.ndarray) -> np.ndarray:
-    """Premium for kept aces while the missing ones are still out: 2 -> 0.3, 3 -> 1.5
-    (``aces`` in the set, ``aces_out`` unseen; arrays of one shape)."""
-    reachable = aces + aces_out >= 4
-    return np.where(reachable, np.select([aces == 2, aces == 3], [0.3, 1.5], 0.0), 0.0)
-
-
-#: float [6 * 5]: :func:`_premium` of (aces in the set 0..5, aces unseen 0..4) at
-#: aces * 5 + unseen (5 "aces" only where a card is counted twice: a value not used)
-_PREMIUM = _premium(np.arange(6)[:, None], np.arange(5)[None, :]).reshape(-1)
+_NEG = NO_OPTION
 
 
 def _value_of(score: np.ndarray, aces: np.ndarray, aces_out: np.ndarray,
               four_aces_value: float) -> np.ndarray:
     """float [...]: the value of sets with K3 ``score`` and ``aces`` aces (at most 4, and
     ``aces_out`` unseen): the score, or ``four_aces_value`` with all four aces (K1), plus
-    the ace premium."""
+    the ace premium (:data:`~agents.four_aces.lookahead_kernel.ACE_PREMIUM`)."""
     value = np.where(aces == 4, four_aces_value, score.astype(np.float64))
-    return value + _PREMIUM.take(aces * 5 + aces_out)
+    return value + ACE_PREMIUM[aces, aces_out]
 
 
 def _bits_score(bits: np.ndarray, four_aces_value: float) -> np.ndarray:
@@ -80,24 +69,6 @@ def _bits_value(bits: np.ndarray, aces_out: np.ndarray, four_aces_value: float) 
     aces = np.bitwise_count(bits & ACE_BITS).astype(np.int64)
     score = score_bits(bits.reshape(-1)).reshape(bits.shape)
     return _value_of(score, aces, aces_out, four_aces_value)
-
-
-def _score(cards: np.ndarray, four_aces_value: float) -> np.ndarray:
-    """float [...]: value of card lists [..., n] (-1 padded, a card may repeat): the K3
-    strict score, or ``four_aces_value`` when the list holds four aces (K1)."""
-    shape = cards.shape[:-1]
-    flat = cards.reshape(-1, cards.shape[-1])
-    if flat.shape[0] == 0:
-        return np.zeros(shape)
-    score = score_batch(flat, "strict").astype(np.float64)
-    aces = np.isin(flat, ACES).sum(axis=1)
-    return np.where(aces == 4, four_aces_value, score).reshape(shape)
-
-
-def _ace_premium(sets: np.ndarray, aces_out: np.ndarray) -> np.ndarray:
-    """:func:`_premium` of card lists ``sets`` [..., n] (aces counted with repeats)."""
-    aces = np.isin(sets, ACES).sum(axis=-1)
-    return _premium(aces, aces_out.reshape(aces_out.shape + (1,) * (aces.ndim - 1)))
 
 
 class _FourAcesAgent(Agent):
@@ -199,7 +170,8 @@ class GreedyDiscarder(_FourAcesAgent):
 
 
 class LookaheadDiscarder(_FourAcesAgent):
-    """Two-step sampled expectimax over the unseen cards (see module doc)."""
+    """Two-step sampled expectimax over the unseen cards (see module doc); each row is
+    worked out by the compiled kernels of :mod:`agents.four_aces.lookahead_kernel`."""
 
     summary = "look-ahead: samples unseen cards, two-step expectimax on discards/turn-up"
 
@@ -207,117 +179,44 @@ class LookaheadDiscarder(_FourAcesAgent):
         super().__init__(game, seed)
         self.samples = int(samples)
         self.inner = int(inner)
+        if self.samples < 1 or self.inner < 1:
+            raise ValueError(f"samples={samples}, inner={inner}: expected both >= 1")
+        # the random keys of the largest batch so far: filled in place by the generator
+        # (the same numbers as a new array; a new array of that size costs page faults)
+        self._keys = np.empty((0, self.samples, NUM_CARDS))
 
     def draws(self, s: FourAcesView) -> tuple[np.ndarray, np.ndarray]:
         """The sampled refills (one generator call per batch): ``u`` [N, S], the card
         each sample draws first, and ``u2`` [N, S, M], the ``inner`` cards drawn after
         it, without replacement from the unseen cards; a row with fewer unseen cards than
         ``M + 1`` repeats its first draw in the missing places."""
-        n, S, M = s.n, self.samples, self.inner
-        keys = self.rng.random((n, S, NUM_CARDS))
-        keys = np.where(s.pool[:, None, :] > 0, keys, 2.0)
-        perm = np.argsort(keys, axis=2)[:, :, : M + 1]  # [N, S, M+1]
-        avail = s.pool.sum(axis=1)  # rows with fewer cards out than M+1 reuse draws
-        short = np.arange(M + 1)[None, :] >= avail[:, None]
-        perm = np.where(short[:, None, :], perm[:, :, :1], perm)
-        return perm[:, :, 0], perm[:, :, 1:]
+        cards = self._sampled_cards(s)
+        return cards[:, :, 0], cards[:, :, 1:]
+
+    def _sampled_cards(self, s: FourAcesView) -> np.ndarray:
+        """int64 [N, S, M + 1]: :meth:`draws` as one array. Every unseen card gets a
+        uniform random key per sample; the draws are the cards in key order."""
+        if len(self._keys) < s.n:
+            self._keys = np.empty((s.n, self.samples, NUM_CARDS))
+        keys = self.rng.random(out=self._keys[: s.n])
+        pool = np.ascontiguousarray(s.pool, dtype=np.int64)
+        return kernel.pick_draws(keys, pool, self.inner + 1)
 
     def option_values(self, s: FourAcesView) -> np.ndarray:
         """Values of discarding each slot (``_NEG`` for empty slots) and of turning up."""
-        n, S = s.n, self.samples
-        present = s.hand >= 0  # [N, 5]
-        K = int(present.sum(axis=1).max())  # hand slots in use (3 unless a joker came)
-        ok_slot = present[:, :K]
-        u, u2 = self.draws(s)  # [N, S], [N, S, M]
-        # v1 [N, K+1, S]: option o < K replaces slot o by u, option K keeps the hand;
-        # step2 [N, K+1, S]: the best second step after it (rows with another turn)
-        v1 = np.zeros((n, K + 1, S))
-        step2 = np.full((n, K + 1, S), _NEG)
-        # rows with fewer unseen cards than draws may meet a card twice: card lists
-        exact = s.pool.sum(axis=1) >= self.inner + 1
-        for rows, method in ((np.flatnonzero(exact), self._by_bits),
-                             (np.flatnonzero(~exact), self._by_lists)):
-            if len(rows):
-                v1[rows], step2[rows] = method(s, rows, K, u[rows], u2[rows])
-        value = v1
-        more = np.flatnonzero(s.more_turns)
-        if len(more):
-            value = value.copy()
-            value[more] = np.maximum(v1[more], step2[more])
-        out = np.full((n, MAX_HAND + 1), _NEG)
-        out[:, :K] = np.where(ok_slot, value[:, :K].mean(axis=2), _NEG)
-        # turning up: a joker (G7) adds a slot (worth about half a point)
-        out[:, MAX_HAND] = value[:, K].mean(axis=1) + s.joker_chance * 0.5
-        return out
-
-    def _by_bits(
-        self, s: FourAcesView, rows: np.ndarray, K: int, u: np.ndarray, u2: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """(v1, step2) of ``rows`` (see :meth:`option_values`), whose draws are distinct
-        unseen cards. The second step after option o plays the best of keeping (slot o
-        then holds u) and replacing one slot j by each inner draw, averaged over the draws:
-        the set with one slot replaced (j = o, or after turning up) comes from the table of
-        one-card replacements, the set with two (j != o) is scored here."""
-        S = self.samples
-        r = len(rows)
-        fv = self.four_aces_value
-        present = s.hand[rows, :K] >= 0  # [r, K]
-        more = s.more_turns[rows]
-        one = _replace_one(s, rows, K, fv)  # [r, K, 53]
-        slots, own = _own_bits(s)
-        slots, own = slots[rows, :K], own[rows]
-        aces_out = s.aces_out[rows]
-        line = np.arange(r)[:, None, None]
-        v1 = np.zeros((r, K + 1, S))
-        v1[:, :K] = one[line, np.arange(K)[None, :, None], u[:, None, :]]
-        v1[:, K] = _bits_value(own, aces_out, fv)[:, None]
-        step2 = np.full((r, K + 1, S), _NEG)
-        live = np.flatnonzero(more)
-        if not len(live):
-            return v1, step2
-        # means over the inner draws, exactly as a mean over the last axis of the draws
-        single = one[live[:, None, None, None], np.arange(K)[None, :, None, None],
-                     u2[live][:, None, :, :]].mean(axis=3)  # [m, K, S]: slot j replaced
-        ub, u2b = CARD_BIT[u[live]], CARD_BIT[u2[live]]  # [m, S], [m, S, M]
-        ok = present[live]  # [m, K]
-        best = np.full((len(live), K + 1, S), _NEG)
-        for j in range(K):
-            okj = ok[:, j, None]
-            best[:, K] = np.maximum(best[:, K], np.where(okj, single[:, j], _NEG))
-            best[:, j] = np.maximum(best[:, j], np.where(okj, single[:, j], _NEG))
-        for o in range(K):
-            for j in range(o + 1, K):
-                both = np.flatnonzero(ok[:, o] & ok[:, j])
-                i = live[both]
-                rest = own[i] & ~slots[i, o] & ~slots[i, j]
-                bits = rest[:, None, None] | ub[both][:, :, None] | u2b[both]
-                double = _bits_value(bits, aces_out[i, None, None], fv).mean(axis=2)
-                best[both, o] = np.maximum(best[both, o], double)
-                best[both, j] = np.maximum(best[both, j], double)
-        step2[live] = best
-        return v1, step2
-
-    def _by_lists(
-        self, s: FourAcesView, rows: np.ndarray, K: int, u: np.ndarray, u2: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """(v1, step2) of ``rows`` (see :meth:`option_values`) on explicit card lists,
-        where a card may occur twice (rows with fewer unseen cards than draws)."""
-        S, M = self.samples, self.inner
-        r = len(rows)
-        base = np.concatenate([s.hand[rows, :K], s.table[rows]], axis=1)  # [r, K + 3]
-        W = base.shape[1]
-        aces_out = s.aces_out[rows]
-        O = K + 1
-        h1 = np.broadcast_to(base[:, None, None, :], (r, O, S, W)).copy()
-        for i in range(K):
-            h1[:, i, :, i] = u
-        v1 = _score(h1, self.four_aces_value) + _ace_premium(h1, aces_out)
-        h2 = np.broadcast_to(h1[:, :, :, None, None, :], (r, O, S, K, M, W)).copy()
-        for j in range(K):
-            h2[:, :, :, j, :, j] = u2[:, None, :, :]
-        v2 = _score(h2, self.four_aces_value) + _ace_premium(h2, aces_out)
-        ok = (s.hand[rows, :K] >= 0)[:, None, None, :]
-        return v1, np.where(ok, v2.mean(axis=4), _NEG).max(axis=3)
+        cards = self._sampled_cards(s)
+        # the table of small sets pays from a few hundred rows on (~ S (M + 1) K sets each)
+        by_set = score_table_for(s.n * self.samples * (self.inner + 1) * MAX_HAND)
+        return kernel.option_values(
+            np.ascontiguousarray(s.hand, dtype=np.int64),
+            np.ascontiguousarray(s.table, dtype=np.int64),
+            cards,
+            np.ascontiguousarray(s.aces_out, dtype=np.int64),
+            np.ascontiguousarray(s.more_turns, dtype=np.bool_),
+            np.ascontiguousarray(s.joker_chance, dtype=np.float64),
+            float(self.four_aces_value),
+            kernel.score_tables(by_set),
+        )
 
 
 class HeuristicDiscarder(LookaheadDiscarder):

@@ -411,6 +411,13 @@ def _table_ready(count: int) -> bool:
     return count >= DIRECT_MAX or bool(score_table.cache_info().currsize)
 
 
+def score_table_for(count: int) -> np.ndarray:
+    """:func:`score_table` when ``count`` sets are about to be scored and the table pays
+    (or is built already, see :data:`DIRECT_MAX`); otherwise an empty int8 array, which
+    tells the caller to score directly (a decision at a time never waits for the table)."""
+    return score_table() if _table_ready(count) else np.zeros(0, dtype=np.int8)
+
+
 def _suit_parts(masks: np.ndarray, extra: int) -> tuple[np.ndarray, np.ndarray]:
     """(cards in lower suits [4, R], parts [extra + 1, 4, R]): part ``[d, s]`` is what
     suit s of the sets (suit masks [4, R]) adds to the combinatorial number when ``d``
