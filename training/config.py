@@ -97,6 +97,13 @@ LIMITS: dict[str, Interval] = {
     "eval.deals": Interval(1, 1_000_000),
     "eval.seed": Interval(0, 2**32 - 1),
     "eval.workers": Interval(1, 1_024),
+    "distill.deals": Interval(1, 100_000_000),
+    "distill.num_games": Interval(1, 65_536),
+    "distill.workers": Interval(1, 1_024),
+    "distill.epochs": Interval(1, 10_000),
+    "distill.learning_rate": Interval(0, low_open=True),
+    "distill.minibatch_size": Interval(1, 10**8),
+    "distill.holdout": Interval(0, 1, high_open=True),
 }
 
 
@@ -165,6 +172,38 @@ class EvalConfig:
 
 
 @dataclass
+class DistillConfig:
+    """Imitation of a teacher before PPO (training/distill.py): the teacher plays every seat
+    of ``deals`` episodes, the network is fitted to its decisions (cross-entropy on its
+    actions, PPO's value targets), then PPO starts from those weights. Its time counts as
+    training time (max_minutes) and its decisions as steps; batch_ppo only."""
+
+    teacher: str = "pimc"
+    """The agent imitated: an agent of the game or policy:PATH (a searching agent such as
+    pimc is handed the engine)."""
+    teacher_kwargs: dict = field(default_factory=dict)
+    """Keyword arguments of the teacher (pimc: worlds, rollout, objective)."""
+    deals: int = 1_000
+    """Episodes the teacher plays (one deal each with episode: deal); in
+    [1, 100_000_000]."""
+    num_games: int = 64
+    """Episodes played at once in one batch engine (a search handles them in one call); in
+    [1, 65_536]."""
+    workers: int = 1
+    """Processes playing batches side by side (the record does not depend on it); in
+    [1, 1_024]."""
+    epochs: int = 10
+    """Passes over the teacher's decisions; in [1, 10_000]."""
+    learning_rate: float = 1e-3
+    """Adam step size of the fit; > 0."""
+    minibatch_size: int = 512
+    """Decisions per gradient step; in [1, 100_000_000]."""
+    holdout: float = 0.05
+    """Fraction of the episodes not trained on, to measure the imitation's accuracy; in
+    [0, 1)."""
+
+
+@dataclass
 class TrainConfig:
     """A training run (one YAML file in configs/)."""
 
@@ -205,13 +244,23 @@ class TrainConfig:
     """PPO hyperparameters."""
     eval: EvalConfig = field(default_factory=EvalConfig)
     """The periodic evaluation."""
+    distill: DistillConfig | None = None
+    """Imitate a teacher before PPO (DistillConfig; batch_ppo; the network then starts from
+    the imitation); None: no distillation."""
 
     def to_dict(self) -> dict:
-        """The config as plain data (what a run folder's config.yaml holds)."""
-        return dataclasses.asdict(self)
+        """The config as plain data (what a run folder's config.yaml holds); ``distill``
+        only when set, so a run without it writes what it always did."""
+        data = dataclasses.asdict(self)
+        if data["distill"] is None:
+            del data["distill"]
+        return data
 
 
+#: the sections every config has; each a mapping in YAML
 SECTIONS = {"ppo": PPOConfig, "eval": EvalConfig}
+#: the sections a config may leave out (null or absent: None)
+OPTIONAL_SECTIONS = {"distill": DistillConfig}
 
 
 # -- messages -------------------------------------------------------------------------------
@@ -328,8 +377,8 @@ def _check_section(obj, prefix: str, problems: list[str]) -> None:
     hints = typing.get_type_hints(type(obj))
     for f in dataclasses.fields(obj):
         hint = hints[f.name]
-        if hint in (dict, list) or f.name in SECTIONS:
-            continue  # options, opponents and the sections have their own checks
+        if hint in (dict, list) or f.name in SECTIONS or f.name in OPTIONAL_SECTIONS:
+            continue  # options, opponents, kwargs and the sections have their own checks
         value = getattr(obj, f.name)
         setattr(obj, f.name, _check_scalar(value, hint, prefix + f.name, problems))
 
@@ -350,7 +399,7 @@ def _known_fields(cls, data: Mapping, prefix: str, problems: list[str]) -> dict:
 
 def _other_section(key, prefix: str) -> str:
     """Where ``key`` belongs when it is a field of another section."""
-    for section, cls in {"": TrainConfig, **SECTIONS}.items():
+    for section, cls in {"": TrainConfig, **SECTIONS, **OPTIONAL_SECTIONS}.items():
         if section + "." != prefix and key in {f.name for f in dataclasses.fields(cls)}:
             return (f"; {key} belongs in the {section}: section" if section
                     else f"; {key} is a top-level field, not one of {prefix[:-1]}:")
@@ -478,6 +527,8 @@ def _check_combination(cfg: TrainConfig, problems: list[str]) -> None:
             check(game, getattr(p, name))
         except ValueError as error:
             problems.append(f"ppo.{error}")
+    if cfg.distill is not None:
+        _check_distill(cfg, problems)
     if cfg.algo == "sb3":
         if p.delegate is not None:
             problems.append("ppo.delegate needs algo: batch_ppo (the sb3 path trains on every "
@@ -486,6 +537,36 @@ def _check_combination(cfg: TrainConfig, problems: list[str]) -> None:
             if getattr(p, name) != "none":
                 problems.append(f"ppo.{name} needs algo: batch_ppo (the sb3 path feeds raw "
                                 "observations to its MlpPolicy)")
+
+
+def _check_distill(cfg: TrainConfig, problems: list[str]) -> None:
+    """The distill section against the rest of the config (its fields are well typed)."""
+    d = cfg.distill
+    if cfg.algo != "batch_ppo":
+        problems.append(f"distill needs algo: batch_ppo (the {cfg.algo} path cannot start "
+                        f"from distilled weights); remove the distill section or use "
+                        f"algo: batch_ppo")
+        return
+    kwargs = d.teacher_kwargs
+    if not (isinstance(kwargs, Mapping) and all(isinstance(k, str) for k in kwargs)):
+        problems.append(f"distill.teacher_kwargs: {_found(kwargs)}, expected a mapping of "
+                        f"keyword arguments of the teacher")
+        return
+    if "seed" in kwargs:
+        problems.append("distill.teacher_kwargs.seed: the teacher is seeded from the run's "
+                        "seed; remove it")
+        return
+    before = len(problems)
+    _check_agent(d.teacher, cfg.game, "distill.teacher", problems)
+    if len(problems) > before:
+        return
+    from agents.registry import make_from_spec
+
+    try:  # building the teacher checks its arguments (it is how training/distill.py makes it)
+        make_from_spec(d.teacher, cfg.game, **kwargs)
+    except (ValueError, TypeError) as error:
+        problems.append(f"distill.teacher_kwargs: {d.teacher} refuses {dict(kwargs)!r} "
+                        f"({str(error).splitlines()[0] if str(error) else type(error).__name__})")
 
 
 def config_problems(cfg: TrainConfig) -> list[str]:
@@ -499,9 +580,16 @@ def config_problems(cfg: TrainConfig) -> list[str]:
         if not isinstance(section, cls):
             problems.append(f"{name}: {_found(section)}, expected a {cls.__name__}")
             return problems
+    for name, cls in OPTIONAL_SECTIONS.items():
+        section = getattr(cfg, name)
+        if section is not None and not isinstance(section, cls):
+            problems.append(f"{name}: {_found(section)}, expected a {cls.__name__} or None")
+            return problems
     _check_section(cfg, "", problems)
     _check_section(cfg.ppo, "ppo.", problems)
     _check_section(cfg.eval, "eval.", problems)
+    if cfg.distill is not None:
+        _check_section(cfg.distill, "distill.", problems)
     game_ok = _choice(cfg.game, GAMES, "game", problems)
     _choice(cfg.algo, ALGOS, "algo", problems)
     if game_ok and not problems:
@@ -561,6 +649,14 @@ def config_from_dict(data: Mapping | None, source: str = "training config") -> T
                             f"fields")
             raw = {}
         sections[name] = cls(**_known_fields(cls, raw, f"{name}.", problems))
+    for name, cls in OPTIONAL_SECTIONS.items():
+        raw = data.pop(name, None)
+        if raw is not None and not isinstance(raw, Mapping):
+            problems.append(f"{name}: {_found(raw)}, expected a mapping of {cls.__name__} "
+                            f"fields or null")
+            raw = None
+        sections[name] = None if raw is None else cls(**_known_fields(cls, raw, f"{name}.",
+                                                                       problems))
     cfg = TrainConfig(**_known_fields(TrainConfig, data, "", problems), **sections)
     problems += config_problems(cfg)
     if problems:

@@ -111,7 +111,9 @@ class Evaluator:
         return row
 
     def plot(self) -> Path:
-        """Draw learning_curve.png: points and paired difference vs. learner decisions."""
+        """Draw learning_curve.png: points and paired difference against learner decisions,
+        and the difference against the run's training wall time (``train_seconds``: time
+        to strength, not only decisions to strength)."""
         import matplotlib
 
         matplotlib.use("Agg")
@@ -119,7 +121,8 @@ class Evaluator:
 
         e = self.cfg.eval
         steps = np.array([r["steps"] for r in self.rows], dtype=float)
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+        minutes = np.array([r["train_seconds"] for r in self.rows], dtype=float) / 60.0
+        fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(15, 4))
         ax1.plot(steps, [r["points"] for r in self.rows], "o-", color="C0", label="policy")
         colors = iter(["C1", "C2", "C3", "C4", "C5"])
         for name, base in self.baselines().items():
@@ -130,12 +133,14 @@ class Evaluator:
         diff = np.array([r["diff"] for r in self.rows])
         low = np.array([r["diff_low"] for r in self.rows])
         high = np.array([r["diff_high"] for r in self.rows])
-        ax2.plot(steps, diff, "o-", color="C0", label="policy - opponents")
-        ax2.fill_between(steps, low, high, color="C0", alpha=0.2, label="95% CI")
-        ax2.axhline(0.0, ls="--", color="C1", label=f"{e.opponent} (= 0)")
-        ax2.set(xlabel="learner decisions", ylabel="points difference per deal",
-                title=f"duplicate, {e.deals} deals x every rotation")
-        ax2.legend(fontsize=8)
+        for ax, x, label in ((ax2, steps, "learner decisions"),
+                             (ax3, minutes, "training wall time (minutes)")):
+            ax.plot(x, diff, "o-", color="C0", label="policy - opponents")
+            ax.fill_between(x, low, high, color="C0", alpha=0.2, label="95% CI")
+            ax.axhline(0.0, ls="--", color="C1", label=f"{e.opponent} (= 0)")
+            ax.set(xlabel=label, ylabel="points difference per deal",
+                   title=f"duplicate, {e.deals} deals x every rotation")
+            ax.legend(fontsize=8)
         fig.tight_layout()
         path = self.run_dir / "learning_curve.png"
         fig.savefig(path, dpi=100)

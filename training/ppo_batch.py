@@ -18,6 +18,13 @@ pool assigns to ``self`` — full self-play data from one engine.
 **Seats.** Game ``g`` of rollout ``k`` gives the learner seat ``(g + k) mod P``; the other
 seats draw actors from the pool by weight (``training/opponents.py``).
 
+**Distillation first.** With a ``distill:`` section the network first imitates a teacher
+(:func:`training.distill.distill`, e.g. the PIMC search) before the first PPO iteration:
+that stage's time counts as training time, the teacher decisions trained on count as
+steps (PPO continues from there), the imitation joins the pool as the first snapshot, and
+an evaluation row is written at once (at the step count of the teacher decisions). A run
+interrupted during it distils again on ``--resume``.
+
 The loop follows ``cleanrl/ppo.py``: seeding, rollout, advantages, clipped-surrogate
 update, namespaced TensorBoard scalars (``charts/``, ``losses/``, ``eval/``).
 """
@@ -39,6 +46,7 @@ from agents.policy.net import PolicyNet
 from envs.registry import make_engine
 from training.actors import frozen_act_fn, make_delegate_agent, net_act_fn
 from training.config import TrainConfig
+from training.distill import distill
 from training.evaluate import Evaluator, eval_line
 from training.progress import BudgetBar
 from training.resume import Interrupted, Resume, restoring, resume_file, save_resume
@@ -218,6 +226,25 @@ def ppo_update(net: PolicyNet, optimizer, buf: Rollout, adv: np.ndarray, ret: np
             "losses/explained_variance": float(explained)}
 
 
+def log_distill(writer, info: dict, step: int) -> None:
+    """TensorBoard scalars of the distillation stage (training/distill.py)."""
+    for i, epoch in enumerate(info["epochs"]):
+        for key, value in epoch.items():
+            writer.add_scalar(f"distill/epoch_{key}", value, i + 1)
+    for key in ("train_accuracy", "holdout_accuracy", "holdout_policy_loss",
+                "holdout_value_loss", "best_epoch", "generate_seconds", "fit_seconds"):
+        writer.add_scalar(f"distill/{key}", info[key], step)
+
+
+def distill_line(info: dict) -> str:
+    """One line on the distillation stage: data, time and the imitation's accuracy."""
+    return (f"distilled {info['train_decisions']:,} teacher decisions of {info['deals']:,} "
+            f"episodes ({info['generate_seconds']:.0f} s playing, {info['fit_seconds']:.0f} s "
+            f"fitting, epoch {info['best_epoch']} kept): accuracy "
+            f"{info['train_accuracy']:.3f} trained on, {info['holdout_accuracy']:.3f} held out "
+            f"({info['holdout_decisions']:,})")
+
+
 def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = None,
                     progress: bool = True) -> dict:
     """Train ``cfg`` with batch PPO into ``run_dir`` (see training/train.py for the files),
@@ -293,9 +320,23 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = Non
     deadline = None if cfg.max_minutes is None else 60 * cfg.max_minutes
     try:
         evaluator.baselines()
+        start = time.time()
+        if cfg.distill is not None and state["global_step"] == 0:
+            info = distill(net, cfg, progress)
+            state["global_step"] = info["train_decisions"]
+            state["elapsed_s"] = elapsed_before + time.time() - start - eval_seconds[0]
+            log_distill(writer, info, state["global_step"])
+            tqdm.write(distill_line(info))
+            if cfg.snapshot_interval > 0:  # the imitation joins the pool as a past self
+                snap = {k: v.detach().clone() for k, v in net.state_dict().items()}
+                state["snapshots"] = [snap]
+                pool.add_snapshot(frozen_act_fn(cfg, snap, D, A, delegate))
+            committed = capture()
+            save_resume(state_path, cfg, **committed)
+            run_eval()
+            committed = capture()  # building the evaluated net draws from torch's RNG
         bar = BudgetBar(f"batch_ppo {cfg.game}", cfg.total_steps, cfg.max_minutes,
                         state["global_step"], state["elapsed_s"], disable=not progress)
-        start = time.time()
         while state["global_step"] < cfg.total_steps:
             if deadline is not None and state["elapsed_s"] >= deadline:
                 break

@@ -8,6 +8,10 @@ evaluation (``training/evaluate.py``):
 - ``algo: sb3`` — :mod:`training.sb3_ppo`, ``sb3_contrib.MaskablePPO`` on
   :class:`~training.vec_env.BatchSeatVecEnv`.
 
+A batch_ppo config with a ``distill:`` section first fits the network to a teacher's
+decisions (:mod:`training.distill`, e.g. the PIMC search playing every seat), then PPO
+continues from those weights; one budget (``max_minutes``, ``total_steps``) covers both.
+
 A run folder (``cardrl train --out``, default ``runs/<config>_s<seed>``) holds::
 
     config.yaml        the resolved config of the run

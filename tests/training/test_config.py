@@ -13,6 +13,7 @@ import yaml
 import training.config as config_module
 from training.config import (
     LIMITS,
+    DistillConfig,
     EvalConfig,
     Interval,
     PPOConfig,
@@ -36,7 +37,9 @@ def field_docstrings(cls) -> dict[str, str]:
 
 
 def test_every_field_is_documented_with_its_range():
-    for cls, prefix in ((TrainConfig, ""), (PPOConfig, "ppo."), (EvalConfig, "eval.")):
+    sections = ((TrainConfig, ""), (PPOConfig, "ppo."), (EvalConfig, "eval."),
+                (DistillConfig, "distill."))
+    for cls, prefix in sections:
         docs = field_docstrings(cls)
         for f in dataclasses.fields(cls):
             assert f.name in docs, f"{cls.__name__}.{f.name} has no docstring"
@@ -44,9 +47,7 @@ def test_every_field_is_documented_with_its_range():
             if limit is not None:
                 assert str(limit) in docs[f.name], (prefix + f.name, str(limit), docs[f.name])
     assert str(LIMITS["opponents[].weight"]) in field_docstrings(TrainConfig)["opponents"]
-    names = {prefix + f.name for c, prefix in ((TrainConfig, ""), (PPOConfig, "ppo."),
-                                               (EvalConfig, "eval."))
-             for f in dataclasses.fields(c)}
+    names = {prefix + f.name for c, prefix in sections for f in dataclasses.fields(c)}
     assert set(LIMITS) - names == {"opponents[].weight"}  # every range belongs to a field
 
 
@@ -115,3 +116,54 @@ def test_repeated_keys_are_refused(tmp_path):
     with pytest.raises(ValueError, match=r"twice.yaml: line 4, column 3: not valid YAML "
                                          r"\(the key 'gamma' appears twice\)"):
         config_module.load_config(path)
+
+
+# -- the distill section ------------------------------------------------------------------------
+def test_no_distill_section_is_the_default_and_leaves_the_config_as_it_was():
+    assert TrainConfig().distill is None
+    assert "distill" not in TrainConfig().to_dict()  # run folders and resume files unchanged
+    assert config_from_dict({"distill": None}).distill is None
+    cfg = config_from_dict({"distill": {"teacher": "heuristic", "deals": 2.0e+3}})
+    assert cfg.distill == DistillConfig(teacher="heuristic", deals=2000)
+    assert cfg.to_dict()["distill"]["deals"] == 2000
+
+
+@pytest.mark.parametrize(("data", "expected"), [
+    ({"algo": "sb3", "distill": {}}, "distill needs algo: batch_ppo"),
+    ({"distill": "pimc"}, "distill: found 'pimc' (text), expected a mapping of DistillConfig "
+                          "fields or null"),
+    ({"distill": {"deals": 0}}, "distill.deals: found 0 (an integer), expected an integer in "
+                                "[1, 100_000_000]"),
+    ({"distill": {"epochs": 1.5}}, "distill.epochs: found 1.5 (a number), expected an integer"),
+    ({"distill": {"learning_rate": 0}}, "distill.learning_rate: found 0 (an integer), expected "
+                                        "a number > 0"),
+    ({"distill": {"holdout": 1.0}}, "distill.holdout: found 1.0 (a number), expected a number "
+                                    "in [0, 1)"),
+    ({"distill": {"worlds": 8}}, "distill.worlds: unknown field"),
+    ({"distill": {"epochs": 3}, "ppo": {"deals": 3}}, "ppo.deals: unknown field; deals belongs "
+                                                      "in the eval: section"),
+    ({"distill": {"teacher": "pimcc"}}, "distill.teacher: found 'pimcc' (text), expected an "
+                                        "agent of abracadabra (or policy:PATH)"),
+    ({"distill": {"teacher": "policy:/no/such.pt"}}, "distill.teacher: 'policy:/no/such.pt' "
+                                                     "names no file"),
+    ({"distill": {"teacher_kwargs": {"worlds": 0}}}, "distill.teacher_kwargs: pimc refuses "
+                                                     "{'worlds': 0} (worlds=0 is not allowed"),
+    ({"distill": {"teacher_kwargs": {"depth": 3}}}, "distill.teacher_kwargs: pimc refuses "
+                                                    "{'depth': 3}"),
+    ({"distill": {"teacher_kwargs": [8]}}, "distill.teacher_kwargs: found [8] (a list), "
+                                           "expected a mapping"),
+    ({"distill": {"teacher_kwargs": {"seed": 3}}}, "distill.teacher_kwargs.seed: the teacher "
+                                                   "is seeded from the run's seed"),
+])
+def test_bad_distill_sections_are_named(data, expected):
+    with pytest.raises(ValueError) as error:
+        config_from_dict(data, "config file x.yaml")
+    assert str(error.value).startswith("config file x.yaml: ")
+    assert expected in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_a_distill_field_belongs_in_its_section():
+    with pytest.raises(ValueError, match=r"holdout: unknown field; holdout belongs in the "
+                                         r"distill: section"):
+        config_from_dict({"holdout": 0.1})

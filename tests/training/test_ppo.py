@@ -3,6 +3,7 @@ checkpoint format and ``agents.make("policy", ...)``."""
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 from pathlib import Path
 
@@ -19,7 +20,13 @@ from agents.policy.checkpoint import load_checkpoint, make_checkpoint, save_chec
 from agents.policy.net import PolicyNet
 from envs.registry import make_engine
 from tests.helpers.policy_checks import assert_same_legal_actions
-from training.config import TrainConfig, config_from_dict, load_config, merge_overrides
+from training.config import (
+    DistillConfig,
+    TrainConfig,
+    config_from_dict,
+    load_config,
+    merge_overrides,
+)
 from training.train import train
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
@@ -41,6 +48,11 @@ def tiny(cfg, steps: int = 300):
     cfg.eval.deals = 3
     cfg.eval.interval = 0
     cfg.eval.baselines = ["random"]
+    if cfg.distill is not None:  # the teacher plays two deals (a search: with one world)
+        cfg.distill.deals = cfg.distill.num_games = cfg.distill.workers = 2
+        cfg.distill.epochs = 1
+        if cfg.distill.teacher == "pimc":
+            cfg.distill.teacher_kwargs = {**cfg.distill.teacher_kwargs, "worlds": 1}
     return cfg
 
 
@@ -60,9 +72,10 @@ def test_configs_list_only_what_differs_from_the_defaults():
     for path in CONFIGS:
         raw = yaml.safe_load(Path(path).read_text())
         for key, value in raw.items():
-            if key in ("ppo", "eval"):
+            if key in ("ppo", "eval", "distill"):
+                section = defaults.get(key) or dataclasses.asdict(DistillConfig())
                 for name, field_value in value.items():
-                    assert field_value != defaults[key][name], f"{path}: {key}.{name}"
+                    assert field_value != section[name], f"{path}: {key}.{name}"
             elif key != "game":  # every config names its game
                 assert value != defaults[key], f"{path}: {key} is the default"
 

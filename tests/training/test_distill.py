@@ -1,0 +1,196 @@
+"""Distillation (training/distill.py) with tiny budgets: the teacher's record replays on
+the engine, the fit imitates a deterministic teacher, and a ``cardrl train`` config with a
+``distill:`` section writes a full-play checkpoint."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+import agents
+from agents.policy.agent import PolicyAgent
+from agents.policy.checkpoint import load_checkpoint, make_checkpoint, save_checkpoint
+from agents.policy.net import PolicyNet
+from envs.registry import make_engine
+from training import ppo_batch
+from training.config import config_from_dict
+from training.distill import TeacherData, fit, generate
+from training.train import train
+
+FOUR = {"variant": "four"}
+
+
+@pytest.fixture(scope="module")
+def pimc_record() -> TeacherData:
+    """PIMC with one world plays two deals, one batch engine of two games."""
+    return generate("abracadabra", FOUR, 2, "pimc", {"worlds": 1}, num_games=2, seed=3,
+                    progress=False)
+
+
+@pytest.fixture(scope="module")
+def heuristic_record() -> TeacherData:
+    """The (deterministic) heuristic plays 24 deals, in batches of 8."""
+    return generate("abracadabra", FOUR, 24, "heuristic", num_games=8, seed=1, progress=False)
+
+
+def _fields(data: TeacherData) -> list[np.ndarray]:
+    return [data.observations, data.masks, data.actions, data.seats, data.deals, data.rewards,
+            data.next, data.keys]
+
+
+def test_generation_is_deterministic_per_seed(pimc_record):
+    again = generate("abracadabra", FOUR, 2, "pimc", {"worlds": 1}, num_games=2, seed=3,
+                     progress=False)
+    for mine, theirs in zip(_fields(pimc_record), _fields(again), strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    other = generate("abracadabra", FOUR, 2, "pimc", {"worlds": 1}, num_games=2, seed=4,
+                     progress=False)
+    assert not np.array_equal(other.keys, pimc_record.keys)  # other deals
+
+
+def test_generation_does_not_depend_on_the_batch_size_or_workers(heuristic_record):
+    # a deterministic teacher: episode i is dealt from key i whatever the batches
+    single = generate("abracadabra", FOUR, 24, "heuristic", num_games=24, seed=1,
+                      progress=False)
+    np.testing.assert_array_equal(single.keys, heuristic_record.keys)
+    for name in ("actions", "rewards", "seats"):
+        for deal in range(24):
+            np.testing.assert_array_equal(getattr(single, name)[single.deals == deal],
+                                          getattr(heuristic_record, name)[
+                                              heuristic_record.deals == deal])
+    two = generate("abracadabra", FOUR, 24, "heuristic", num_games=8, seed=1, workers=2,
+                   progress=False)
+    for mine, theirs in zip(_fields(heuristic_record), _fields(two), strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+
+
+def test_the_record_replays_on_the_engine(pimc_record):
+    """Every recorded decision is the engine's: same seat, observation and mask (so the
+    teacher's action is legal); returns are the seats' points of the deal (S1-S3)."""
+    data = pimc_record
+    assert data.observations.dtype == np.int8 and data.scale is not None
+    assert data.masks[np.arange(len(data)), data.actions].all()
+    returns = data.returns(gamma=1.0, reward_scale=0.5)
+    for deal in range(data.num_deals):
+        rows = np.flatnonzero(data.deals == deal)
+        engine = make_engine("abracadabra", 1, **FOUR)
+        engine.reset(game_seeds=data.keys[deal:deal + 1])
+        first_row = {}
+        for row in rows:
+            seat = int(engine.current_player[0])
+            assert data.seats[row] == seat
+            first_row.setdefault(seat, row)
+            np.testing.assert_array_equal(data.masks[row], engine.legal_action_mask()[0])
+            np.testing.assert_allclose(data.float_observations([row])[0], engine.observe()[0],
+                                       rtol=1e-6)
+            engine.step(np.array([data.actions[row]]))
+        assert engine.game_over[0]
+        points = engine.last_points[0]
+        for seat, row in first_row.items():  # gamma 1: every decision's return is the deal's
+            assert returns[row] == pytest.approx(0.5 * points[seat])
+            assert (returns[rows[data.seats[rows] == seat]] == returns[row]).all()
+        # each seat's decisions are chained by next, in play order, the last one ending it
+        for seat in first_row:
+            own = rows[data.seats[rows] == seat]
+            np.testing.assert_array_equal(data.next[own], np.r_[own[1:], -1])
+
+
+def test_returns_discount_per_later_decision_of_the_seat():
+    # one seat, three decisions; rewards 1 (after the first) and 4 (at the end)
+    data = TeacherData(observations=np.zeros((3, 2), np.float32), scale=None,
+                       masks=np.ones((3, 2), bool), actions=np.zeros(3, np.int64),
+                       seats=np.zeros(3, np.int64), deals=np.zeros(3, np.int64),
+                       rewards=np.array([1.0, 0.0, 4.0], np.float32),
+                       next=np.array([1, 2, -1]), keys=np.zeros(1, np.uint64), num_deals=1,
+                       seconds=0.0)
+    # 1 + 0.5 * (0 + 0.5 * 4) = 2;  0 + 0.5 * 4 = 2;  4; all times the scale 0.1
+    np.testing.assert_allclose(data.returns(gamma=0.5, reward_scale=0.1), [0.2, 0.2, 0.4])
+
+
+def test_fit_imitates_a_deterministic_teacher(heuristic_record):
+    torch.manual_seed(0)
+    net = PolicyNet(755, 123, [64], "tanh", "abracadabra")
+    result = fit(net, heuristic_record, epochs=10, learning_rate=3e-3, minibatch_size=64,
+                 holdout=0.25, seed=0)
+    losses = [epoch["policy_loss"] for epoch in result["epochs"]]
+    assert losses[-1] < 0.3 * losses[0]
+    assert result["train_accuracy"] > 0.9
+    # six deals never trained on: far better than a uniformly random legal pick
+    counts = heuristic_record.masks.sum(axis=1)
+    assert result["holdout_accuracy"] > np.mean(1 / counts[counts > 1]) + 0.2
+    assert result["decisions"] == len(heuristic_record)
+    assert 0 < result["holdout_decisions"] == len(heuristic_record) - result["train_decisions"]
+
+
+def test_fit_refuses_what_it_cannot_fit(heuristic_record):
+    net = PolicyNet(755, 123, [8])
+    with pytest.raises(ValueError, match="holdout=1.0"):
+        fit(net, heuristic_record, holdout=1.0)
+    with pytest.raises(ValueError, match="epochs=0"):
+        fit(net, heuristic_record, epochs=0)
+    with pytest.raises(ValueError, match="no decision to fit"):
+        fit(net, heuristic_record, rows=np.zeros(len(heuristic_record), bool))
+    with pytest.raises(ValueError, match="deals=0"):
+        generate("abracadabra", FOUR, 0, "heuristic", progress=False)
+
+
+def test_a_checkpoint_of_the_fitted_net_plays_as_the_net(heuristic_record, tmp_path):
+    torch.manual_seed(1)
+    net = PolicyNet(755, 123, [32], "tanh", "abracadabra")
+    fit(net, heuristic_record, epochs=2, holdout=0.0)
+    path = save_checkpoint(make_checkpoint(net, "abracadabra", FOUR, len(heuristic_record)),
+                           tmp_path / "distilled.pt")
+    agent = PolicyAgent("abracadabra", path=path)
+    obs = heuristic_record.float_observations()
+    masks = heuristic_record.masks
+    with torch.no_grad():
+        x, net_masks, _ = net.encode(obs, masks)
+        expected = net.logits(torch.as_tensor(x), torch.as_tensor(net_masks)).argmax(dim=1)
+    np.testing.assert_array_equal(agent.act_batch(obs, masks), expected.numpy())
+
+
+def tiny_distill_config(teacher: str = "pimc", kwargs: dict | None = None):
+    return config_from_dict({
+        "game": "abracadabra", "options": FOUR, "total_steps": 400, "num_games": 8,
+        "snapshot_interval": 100, "checkpoint_interval": 100,
+        "opponents": [{"name": "heuristic", "weight": 0.8}, {"name": "snapshot", "weight": 0.2}],
+        "ppo": {"hidden": [32], "minibatch_size": 128},
+        "eval": {"deals": 2, "interval": 0, "baselines": ["random"]},
+        "distill": {"teacher": teacher, "teacher_kwargs": kwargs or {}, "deals": 3,
+                    "num_games": 3, "epochs": 1, "holdout": 0.0}})
+
+
+def test_train_with_a_distill_section_writes_a_full_play_checkpoint(tmp_path):
+    cfg = tiny_distill_config("pimc", {"worlds": 1})
+    summary = train(cfg, tmp_path / "run", progress=False)
+    evals = pd.read_csv(tmp_path / "run" / "eval.csv")
+    # the first row right after distillation, at the teacher decisions trained on (3 deals
+    # of about 60-75 decisions each); PPO then continues to total_steps
+    assert 150 < evals["steps"][0] < 250 and evals["train_seconds"][0] > 0
+    assert summary["steps"] >= 400 and evals["steps"].iloc[-1] == summary["steps"]
+    checkpoint = load_checkpoint(tmp_path / "run" / "policy.pt")
+    assert checkpoint["model"]["delegate"] is None  # the network makes every decision
+    agent = agents.make("policy", "abracadabra", path=tmp_path / "run" / "policy.pt")
+    engine = make_engine("abracadabra", 4, **FOUR)
+    engine.reset(seed=5)
+    while not engine.game_over.all():  # whole deals, every seat by the policy
+        live = ~engine.game_over
+        masks = engine.legal_action_mask()
+        actions = agent.act_batch(engine.observe(), masks)
+        assert masks[live, actions[live]].all()
+        engine.step(actions, active=live)
+
+
+def test_resume_after_distillation_does_not_distil_again(tmp_path, monkeypatch):
+    cfg = tiny_distill_config("heuristic")
+    first = train(cfg, tmp_path / "run", progress=False)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("distilled again on resume")
+
+    monkeypatch.setattr(ppo_batch, "distill", refuse)
+    cfg.total_steps = first["steps"] + 200
+    second = train(cfg, tmp_path / "run", resume=True, progress=False)
+    assert second["steps"] >= first["steps"] + 200

@@ -1,0 +1,408 @@
+"""Distillation: a policy network learns to imitate a teacher agent, e.g. the PIMC search.
+
+The first step of expert iteration (ExIt, AlphaZero-style training): a strong but slow
+agent — the search of :mod:`agents.search.pimc` — plays, and a network is fitted to its
+decisions by supervised learning, so that PPO self-play (:mod:`training.ppo_batch`) then
+starts from a player that already plays every decision well instead of from random
+weights. Three pieces:
+
+- :func:`generate` plays ``deals`` episodes of a game with the teacher in every seat, in
+  one batch engine at a time (searching agents get the engine, through
+  :func:`agents.base.act_grouped`), and records every decision: the acting seat's
+  observation, its legal-action mask, the teacher's action, and the reward that decision
+  leads to (:class:`TeacherData`).
+- :func:`fit` trains a :class:`~agents.policy.net.PolicyNet` on that record: masked
+  cross-entropy on the teacher's action (the actor) plus the squared error of the value
+  head against the decision's return, scaled and discounted as PPO's returns are
+  (``reward_scale``, ``gamma``), so the critic starts calibrated too. Decisions of some
+  deals are held out to measure the accuracy of the imitation.
+- :func:`distill` is what the trainer calls before its first PPO iteration when a config
+  has a ``distill:`` section (:class:`training.config.DistillConfig`).
+
+Sizes, from measurements on Abracadabra ``four``: the network needs hundreds of
+thousands of decisions (a few thousand deals) to imitate even the deterministic heuristic
+well, and a few epochs over a small record over-fit it, hence the early stopping in
+:func:`fit`.
+
+The record holds the raw observations; the network's input (``ppo.features``, a suit
+symmetry) is computed from them when fitting (:meth:`PolicyNet.encode`), so one record
+serves networks of any input.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from envs.core import random_keys
+from envs.registry import make_engine
+from training.config import TrainConfig
+
+
+@dataclass
+class TeacherData:
+    """The teacher's decisions of :func:`generate`, one row each, grouped by engine step
+    (a decision's seat's next decision is always in a later row)."""
+
+    observations: np.ndarray
+    """[N, D]: the acting seat's observation (seat-relative); int8 where the engine has an
+    integer observation (times ``scale`` it is the float32 one), else float32."""
+    scale: np.ndarray | None
+    """float32 [D]: the scale of the int8 ``observations`` (None: they are float32)."""
+    masks: np.ndarray
+    """bool [N, A]: the legal actions at the decision (the engine's mask)."""
+    actions: np.ndarray
+    """int64 [N]: the teacher's action (a legal one)."""
+    seats: np.ndarray
+    """int64 [N]: the acting seat."""
+    deals: np.ndarray
+    """int64 [N]: the episode (0 .. num_deals - 1) the decision belongs to."""
+    rewards: np.ndarray
+    """float32 [N]: the game reward (the configured ``reward``) the seat earned from this
+    decision up to its next decision, or to the episode's end for its last one (how PPO
+    credits a decision, :mod:`training.ppo_batch`)."""
+    next: np.ndarray
+    """int64 [N]: the row of the same seat's next decision in the episode (-1: none)."""
+    keys: np.ndarray
+    """uint64 [num_deals]: the key each episode was dealt from (``engine.reset(game_seeds=
+    ...)`` deals it again)."""
+    num_deals: int
+    """Episodes played."""
+    seconds: float
+    """Wall time the generation took."""
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    def float_observations(self, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """float32 [n, D]: the observations of ``rows`` as the engine's float32 ones."""
+        obs = self.observations[rows]
+        if self.scale is None:
+            return np.asarray(obs, dtype=np.float32)
+        return obs.astype(np.float32) * self.scale
+
+    def returns(self, gamma: float = 1.0, reward_scale: float = 1.0) -> np.ndarray:
+        """float32 [N]: each decision's return, ``reward_scale`` times the discounted sum
+        of its seat's rewards from it to the episode's end, discounted by ``gamma`` per
+        later decision of that seat: the targets of PPO's value head (gamma 1 and the
+        ``points`` reward: the seat's points of the deal, scaled)."""
+        out = self.rewards.astype(np.float64) * reward_scale
+        later = np.flatnonzero(self.next >= 0)
+        # rows are in play order and next[i] > i: one backward pass adds each discounted tail
+        for i in later[::-1]:
+            out[i] += gamma * out[self.next[i]]
+        return out.astype(np.float32)
+
+    def choice_rows(self) -> np.ndarray:
+        """bool [N]: the decisions with more than one legal action (the others teach
+        nothing to the actor)."""
+        return self.masks.sum(axis=1) > 1
+
+
+def make_teacher(game: str, teacher: str, kwargs: dict | None = None, seed: int | None = None):
+    """The teacher agent: a registered agent of ``game`` or ``policy:PATH``, built with
+    ``kwargs`` (e.g. ``{"worlds": 8}`` for ``pimc``) and ``seed``."""
+    from agents.registry import make_from_spec
+
+    return make_from_spec(teacher, game, **{"seed": seed, **(kwargs or {})})
+
+
+def generate(game: str, options: dict, deals: int, teacher: str = "pimc",
+             teacher_kwargs: dict | None = None, num_games: int = 256, seed: int = 0,
+             workers: int = 1, progress: bool = True) -> TeacherData:
+    """Play ``deals`` episodes of ``game`` (config ``options``) with the teacher in every
+    seat and record each decision (:class:`TeacherData`).
+
+    The episodes are played in batches of ``num_games``, each in one batch engine; at each
+    engine step every live game's decision is made by one teacher call (``act_engine`` over
+    the whole batch for a searching agent). Episode ``i`` is dealt from the ``i``-th key
+    drawn from ``seed`` and batch ``k``'s teacher is seeded from ``(seed, k)``, so the same
+    arguments give the same record whatever ``workers`` (processes playing batches side by
+    side). ``progress`` shows a bar over the episodes."""
+    from tqdm import tqdm
+
+    for name, value in (("deals", deals), ("num_games", num_games), ("workers", workers)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name}={value!r}: expected an integer >= 1")
+    deals, num_games, workers = int(deals), int(num_games), int(workers)
+    make_teacher(game, teacher, teacher_kwargs)  # a bad teacher fails here, not in a worker
+    keys = random_keys(np.random.default_rng([seed, 0]), deals)
+    firsts = list(range(0, deals, num_games))
+    jobs = [(game, dict(options), keys[first:first + num_games], first, teacher,
+             dict(teacher_kwargs or {}), _batch_seed(seed, k)) for k, first in enumerate(firsts)]
+    t0 = time.time()
+    bar = tqdm(total=deals, desc=f"teacher {teacher} plays {game}", unit="deal",
+               disable=not progress)
+    decisions = [0]
+
+    def advance(finished: int, rows: int) -> None:
+        decisions[0] += rows
+        bar.update(finished)
+        bar.set_postfix_str(f"{decisions[0]:,} decisions, "
+                            f"{decisions[0] / max(time.time() - t0, 1e-9):.0f}/s", refresh=False)
+
+    if workers == 1 or len(jobs) == 1:
+        parts = [_play_batch(*job, advance=advance) for job in jobs]
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        # spawn: a forked child of a process that runs torch can hang in its thread pools
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
+            futures = [pool.submit(_play_batch, *job) for job in jobs]
+            parts = []
+            for future, job in zip(futures, jobs, strict=True):
+                parts.append(future.result())
+                advance(len(job[2]), len(parts[-1]))
+    bar.close()
+    return _concatenate(parts, deals, time.time() - t0)
+
+
+def _batch_seed(seed: int, batch: int) -> int:
+    """The teacher's seed for batch ``batch`` of a generation seeded with ``seed``."""
+    return int(np.random.SeedSequence([int(seed), int(batch)]).generate_state(1)[0])
+
+
+def _play_batch(game: str, options: dict, keys: np.ndarray, first: int, teacher: str,
+                teacher_kwargs: dict, teacher_seed: int, advance=None) -> TeacherData:
+    """One batch of :func:`generate`: the episodes dealt from ``keys`` (episode numbers
+    from ``first``) played by a teacher seeded with ``teacher_seed``; ``next`` counts rows
+    of this batch. ``advance(finished episodes, new rows)`` is called after each step."""
+    from agents.base import act_grouped
+
+    t0 = time.time()
+    agent = make_teacher(game, teacher, teacher_kwargs, teacher_seed)
+    count = len(keys)
+    engine = make_engine(game, count, **options)
+    engine.reset(game_seeds=keys)
+    scale = _int8_scale(engine)
+    parts: dict[str, list] = {name: [] for name in ("obs", "masks", "actions", "seats",
+                                                    "deals")}
+    reward_rows, reward_values = [], []  # rewards credited to earlier rows, added at the end
+    next_from, next_to = [], []  # (row, the same seat's next row) pairs
+    last = np.full((count, engine.num_players), -1, dtype=np.int64)  # each seat's latest row
+    who = np.zeros(count, dtype=np.int64)  # the teacher plays every seat
+    n = 0
+    while not engine.game_over.all():
+        current = engine.current_player.astype(np.int64)
+        live = current >= 0
+        if scale is None:
+            obs = stored = engine.observe()
+        else:
+            stored = engine.observe(dtype=np.int8)
+            obs = stored.astype(np.float32) * scale
+        masks = engine.legal_action_mask()
+        actions = act_grouped([agent], who, obs, masks, active=live, engine=engine)
+        g = np.flatnonzero(live)
+        legal = masks[g, actions[g]]
+        if not legal.all():
+            bad = g[~legal][0]
+            raise ValueError(f"teacher {teacher!r} chose the illegal action "
+                             f"{int(actions[bad])} in episode {first + int(bad)}")
+        rows = n + np.arange(len(g))
+        parts["obs"].append(stored[g])
+        parts["masks"].append(masks[g])
+        parts["actions"].append(actions[g])
+        parts["seats"].append(current[g])
+        parts["deals"].append(first + g)
+        previous = last[g, current[g]]
+        next_from.append(previous[previous >= 0])
+        next_to.append(rows[previous >= 0])
+        last[g, current[g]] = rows
+        n += len(g)
+        rewards = engine.step(actions, active=live)
+        credited = (last >= 0) & (rewards != 0)  # no owner before a seat's first decision
+        reward_rows.append(last[credited])
+        reward_values.append(rewards[credited])
+        if advance is not None:
+            advance(int((engine.game_over & live).sum()), len(g))
+    rewards = np.zeros(n, dtype=np.float64)
+    np.add.at(rewards, np.concatenate(reward_rows), np.concatenate(reward_values))
+    nxt = np.full(n, -1, dtype=np.int64)
+    nxt[np.concatenate(next_from)] = np.concatenate(next_to)
+    return TeacherData(
+        observations=np.concatenate(parts["obs"]), scale=scale,
+        masks=np.concatenate(parts["masks"]).astype(bool),
+        actions=np.concatenate(parts["actions"]).astype(np.int64),
+        seats=np.concatenate(parts["seats"]).astype(np.int64),
+        deals=np.concatenate(parts["deals"]).astype(np.int64),
+        rewards=rewards.astype(np.float32), next=nxt, keys=np.asarray(keys, np.uint64),
+        num_deals=count, seconds=time.time() - t0)
+
+
+def _concatenate(parts: list[TeacherData], num_deals: int, seconds: float) -> TeacherData:
+    """The batches of :func:`generate` as one record (``next`` rows offset)."""
+    offsets = np.cumsum([0] + [len(p) for p in parts[:-1]])
+    nxt = np.concatenate([np.where(p.next >= 0, p.next + offset, -1)
+                          for p, offset in zip(parts, offsets, strict=True)])
+    return TeacherData(
+        observations=np.concatenate([p.observations for p in parts]), scale=parts[0].scale,
+        masks=np.concatenate([p.masks for p in parts]),
+        actions=np.concatenate([p.actions for p in parts]),
+        seats=np.concatenate([p.seats for p in parts]),
+        deals=np.concatenate([p.deals for p in parts]),
+        rewards=np.concatenate([p.rewards for p in parts]), next=nxt,
+        keys=np.concatenate([p.keys for p in parts]), num_deals=num_deals, seconds=seconds)
+
+
+def _int8_scale(engine) -> np.ndarray | None:
+    """The engine's int8 observation scale, or None where it has no int8 observation."""
+    try:
+        engine.observe(dtype=np.int8)
+    except ValueError:
+        return None
+    return np.asarray(engine.observation_scale, dtype=np.float32)
+
+
+# -- fitting -------------------------------------------------------------------------------
+def fit(net, data: TeacherData, epochs: int = 10, learning_rate: float = 1e-3,
+        minibatch_size: int = 512, vf_coef: float = 0.5, gamma: float = 1.0,
+        reward_scale: float = 0.05, holdout: float = 0.1, rows: np.ndarray | None = None,
+        seed: int = 0, progress: bool = False) -> dict:
+    """Fit ``net`` (a :class:`~agents.policy.net.PolicyNet`, in place) to the teacher's
+    decisions in ``data``: ``epochs`` passes of Adam (``learning_rate``) over minibatches of
+    ``minibatch_size`` decisions, minimising the masked cross-entropy of the teacher's
+    action plus ``vf_coef`` times half the squared error of the value head against
+    :meth:`TeacherData.returns` (``gamma``, ``reward_scale``: PPO's value targets).
+
+    ``rows`` (bool [N] or indices; None: all) selects the decisions to learn from (a
+    network with a delegate: only its own). The decisions of a ``holdout`` fraction of the
+    episodes (drawn from ``seed``; at least one episode is kept for training) are not
+    trained on but measured after each epoch, and the net keeps the weights of the epoch
+    where they were imitated best (early stopping: a noisy teacher's few decisions are
+    over-fitted within a few epochs); without held-out decisions, those of the last epoch.
+    Returns ``{"decisions", "train_decisions", "holdout_decisions", "epochs":
+    [{"policy_loss", "value_loss", "holdout_accuracy"}, ...], "best_epoch" (1-based),
+    "train_accuracy", "holdout_accuracy", "holdout_policy_loss", "holdout_value_loss"}``
+    (the last four of the weights kept): accuracies are the share of decisions with a
+    choice (more than one legal action) where the network's most likely action is the
+    teacher's (NaN without such decisions); losses are means per decision."""
+    import torch
+    from tqdm import tqdm
+
+    for name, value in (("epochs", epochs), ("minibatch_size", minibatch_size)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name}={value!r}: expected an integer >= 1")
+    if not 0 <= holdout < 1:
+        raise ValueError(f"holdout={holdout!r}: expected a fraction in [0, 1)")
+    if rows is None:
+        rows = np.arange(len(data))
+    rows = np.asarray(rows)
+    if rows.dtype == bool:
+        rows = np.flatnonzero(rows)
+    if len(rows) == 0:
+        raise ValueError("no decision to fit: the data (or its rows) is empty")
+    rng = np.random.default_rng(seed)
+    returns = data.returns(gamma, reward_scale)[rows]
+    episodes = np.unique(data.deals[rows])
+    held_out = rng.choice(episodes, min(int(holdout * len(episodes)), len(episodes) - 1),
+                          replace=False)
+    test = np.isin(data.deals[rows], held_out)
+    x, masks, targets = _network_examples(net, data, rows)
+    choice = masks.sum(axis=1) > 1
+    tensors = [torch.as_tensor(a) for a in (x, masks, targets, returns)]
+    train_rows, test_rows = np.flatnonzero(~test), np.flatnonzero(test)
+    optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate)
+    history = []
+    best = (-1.0, 0, None)  # (held-out accuracy, epoch, weights) of the best epoch so far
+    bar = tqdm(total=int(epochs), desc="distill: fitting", unit="epoch", disable=not progress)
+    for _ in range(int(epochs)):
+        order = rng.permutation(train_rows)
+        policy_sum = value_sum = 0.0
+        for start in range(0, len(order), int(minibatch_size)):
+            mb = torch.as_tensor(order[start:start + int(minibatch_size)])
+            logits, value = net(tensors[0][mb], tensors[1][mb])
+            policy_loss = torch.nn.functional.cross_entropy(logits, tensors[2][mb])
+            value_loss = 0.5 * ((value - tensors[3][mb]) ** 2).mean()
+            loss = policy_loss + vf_coef * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            policy_sum += policy_loss.item() * len(mb)
+            value_sum += value_loss.item() * len(mb)
+        measured = _measure(net, tensors, test_rows, choice)
+        history.append({"policy_loss": policy_sum / len(order),
+                        "value_loss": value_sum / len(order),
+                        "holdout_accuracy": measured["accuracy"]})
+        if measured["accuracy"] > best[0]:  # NaN (nothing held out) never is
+            best = (measured["accuracy"], len(history),
+                    {k: v.detach().clone() for k, v in net.state_dict().items()})
+        bar.update(1)
+        bar.set_postfix_str(f"loss {history[-1]['policy_loss']:.3f}, held-out accuracy "
+                            f"{measured['accuracy']:.3f}", refresh=False)
+    bar.close()
+    if best[2] is not None:
+        net.load_state_dict(best[2])
+    train = _measure(net, tensors, train_rows, choice)
+    test_measure = _measure(net, tensors, test_rows, choice)
+    return {"decisions": len(rows), "train_decisions": len(train_rows),
+            "holdout_decisions": len(test_rows), "epochs": history,
+            "best_epoch": best[1] if best[2] is not None else len(history),
+            "train_accuracy": train["accuracy"], "holdout_accuracy": test_measure["accuracy"],
+            "holdout_policy_loss": test_measure["policy_loss"],
+            "holdout_value_loss": test_measure["value_loss"]}
+
+
+def _network_examples(net, data: TeacherData, rows: np.ndarray):
+    """(network input float32 [n, input_size], masks bool [n, A] and the teacher's
+    actions int64 [n], both in the network's action order) of the decisions ``rows``."""
+    x, masks, action_map = net.encode(data.float_observations(rows), data.masks[rows])
+    actions = data.actions[rows]
+    if action_map is not None:  # a suit symmetry: the network's action naming the game's
+        actions = (action_map == actions[:, None]).argmax(axis=1)
+    if not masks[np.arange(len(actions)), actions].all():
+        raise ValueError("a teacher action is not legal in its recorded mask")
+    return np.ascontiguousarray(x, dtype=np.float32), masks, actions.astype(np.int64)
+
+
+def _measure(net, tensors, rows: np.ndarray, choice: np.ndarray,
+             chunk: int = 65_536) -> dict:
+    """The mean losses on ``rows`` and the accuracy on those with a ``choice``."""
+    import torch
+
+    nan = float("nan")
+    if len(rows) == 0:
+        return {"accuracy": nan, "policy_loss": nan, "value_loss": nan}
+    policy = value = 0.0
+    hits = choices = 0
+    with torch.no_grad():
+        for start in range(0, len(rows), chunk):
+            part = rows[start:start + chunk]
+            index = torch.as_tensor(part)
+            logits, values = net(tensors[0][index], tensors[1][index])
+            targets = tensors[2][index]
+            policy += torch.nn.functional.cross_entropy(logits, targets,
+                                                        reduction="sum").item()
+            value += (0.5 * (values - tensors[3][index]) ** 2).sum().item()
+            has_choice = torch.as_tensor(choice[part])
+            hits += ((logits.argmax(dim=1) == targets) & has_choice).sum().item()
+            choices += int(has_choice.sum())
+    return {"accuracy": hits / choices if choices else nan, "policy_loss": policy / len(rows),
+            "value_loss": value / len(rows)}
+
+
+# -- the trainer's distillation stage ------------------------------------------------------
+def distill(net, cfg: TrainConfig, progress: bool = True) -> dict:
+    """The ``distill:`` stage of a training run (:class:`training.config.DistillConfig`):
+    the teacher plays ``distill.deals`` episodes of the config's game (:func:`generate`,
+    seeded with ``cfg.seed``) and ``net`` is fitted to its decisions (:func:`fit`, with
+    PPO's ``vf_coef``, ``gamma`` and ``reward_scale``), only to the decisions the network
+    makes where it has a delegate (:mod:`agents.policy.delegate`). Returns :func:`fit`'s
+    measures with ``generate_seconds``, ``fit_seconds`` and ``deals``."""
+    from agents.policy.delegate import network_rows
+
+    d = cfg.distill
+    if d is None:
+        raise ValueError("the config has no distill section: nothing to distil")
+    data = generate(cfg.game, cfg.options, d.deals, d.teacher, d.teacher_kwargs, d.num_games,
+                    seed=cfg.seed, workers=d.workers, progress=progress)
+    rows = None if cfg.ppo.delegate is None else network_rows(cfg.game, data.masks)
+    t0 = time.time()
+    result = fit(net, data, d.epochs, d.learning_rate, d.minibatch_size, cfg.ppo.vf_coef,
+                 cfg.ppo.gamma, cfg.reward_scale, d.holdout, rows, seed=cfg.seed,
+                 progress=progress)
+    return {**result, "deals": data.num_deals, "generate_seconds": data.seconds,
+            "fit_seconds": time.time() - t0}
