@@ -31,6 +31,11 @@ vecenv                 the stable-baselines3 ``VecEnv`` view (``training.vec_env
                        then ``step``.
                        Counts the learner's steps only (the opponents' moves, made inside
                        ``step``, are not counted), so it is not comparable one to one
+seat                   the single-agent seat view of training (``training.seat_env.SeatEnv``,
+                       one game, random opponents); learner steps only
+                       (:mod:`bench.entry_points`)
+tournament, ppo        with ``entry_points``: a tournament of heuristics and batch-PPO
+                       training iterations with their time split (:mod:`bench.entry_points`)
 openspiel_bare         OpenSpiel ``oh_hell(players=4,num_tricks_fixed=12)``:
                        ``legal_actions`` + ``apply_action`` only
 openspiel_obs          the same plus the observation tensor at every decision. ``oh_hell``
@@ -54,8 +59,15 @@ figures are the medians, in one process. Memory is measured in subprocesses: sta
 per game (the engine's numpy arrays / batch size) and the peak memory of a batch of 8192
 games while it plays.
 
+Where the limit is (:mod:`bench.bandwidth`): the machine's copy bandwidth is measured once
+per run (``np.copyto`` of a large array, bytes read + written per second), and every batch
+row carries the bytes it writes per agent-step (observation row + mask row), so the report
+shows its achieved bandwidth as a share of the copy bandwidth.
+
 Modules: :mod:`bench.loops` (the games, the timed loops and the timer),
-:mod:`bench.openspiel` (the OpenSpiel rows), :mod:`bench.memory` (the memory figures),
+:mod:`bench.entry_points` (seat view, tournament and PPO rows), :mod:`bench.openspiel` (the
+OpenSpiel rows), :mod:`bench.bandwidth` (copy bandwidth, bytes per step),
+:mod:`bench.memory` (the memory figures),
 :mod:`bench.report` (records, Markdown, plot, JSON); the command line is :mod:`cli.bench`.
 """
 
@@ -67,9 +79,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from bench import openspiel
+from bench import entry_points, openspiel
+from bench.bandwidth import COPY_MIB, copy_bandwidth, step_bytes
 from bench.loops import (
     CLOCKS,
+    VARIANTS,
     Loop,
     aec_loop,
     batch_loop,
@@ -107,12 +121,22 @@ def run_bench(
     seed: int = 0,
     with_openspiel: bool = True,
     memory_batch: int | None = MEMORY_BATCH,
+    copy_mib: float | None = COPY_MIB,
+    with_entry_points: bool = False,
+    tournament_deals: int = entry_points.TOURNAMENT_DEALS,
+    ppo_games: int | None = None,
+    ppo_threads: int = entry_points.PPO_THREADS,
 ) -> BenchResult:
     """Time every row of ``games`` (their :data:`bench.loops.VARIANTS`) at ``batch_sizes``
     with the observation dtypes ``obs_dtypes``, plus OpenSpiel's rows when
     ``with_openspiel`` and open_spiel is installed, for ``repeats`` runs of ``seconds``
     each on ``clock`` (a key of :data:`bench.loops.CLOCKS`); then the memory figures at
-    ``memory_batch`` games (None: skipped). Prints its progress."""
+    ``memory_batch`` games (None: skipped). The seat-view rows always run; with
+    ``with_entry_points`` also a tournament of heuristics per game (``tournament_deals``
+    dealt keys) and batch-PPO training per config of
+    :data:`bench.entry_points.PPO_CONFIGS` (``ppo_games`` games instead of the config's,
+    if given) on ``ppo_threads`` torch threads. The copy bandwidth is measured first on a
+    ``copy_mib`` MiB array (None: skipped). Prints its progress."""
     timer = CLOCKS[clock]
     rows_to_run = variants(games)
     info = machine_info()
@@ -138,6 +162,24 @@ def run_bench(
                 return None if venv is None else vec_env_loop(venv, seed, timer)
 
             jobs.append(("vecenv", game, variant, b, "float32", vec))
+        jobs.append(("seat", game, variant, 1, "float32",
+                     lambda g=game, v=variant: entry_points.seat_loop(
+                         g, VARIANTS[(g, v)], seed, timer)))
+    ppo_ok = entry_points.ppo_available()
+    if with_entry_points and not ppo_ok:
+        notes.append("no PPO rows: torch is not installed (pip install -e '.[train]').")
+    if with_entry_points:
+        for game in dict.fromkeys(g for g, _ in rows_to_run):
+            jobs.append(("tournament", game, entry_points.table_label(game),
+                         tournament_deals, "float32",
+                         lambda g=game: entry_points.tournament_loop(
+                             g, tournament_deals, seed, timer)))
+            for config in entry_points.PPO_CONFIGS[game] if ppo_ok else ():
+                def ppo(c=config):
+                    return entry_points.PPOLoop(c, seed, timer, ppo_games, ppo_threads)
+
+                jobs.append(("ppo", game, entry_points.ppo_label(config),
+                             ppo_games or 0, "float32", ppo))
     if not with_openspiel:
         notes.append("OpenSpiel rows skipped (--no-openspiel).")
     elif not openspiel.available():
@@ -156,6 +198,10 @@ def run_bench(
             "no VecEnv rows: stable-baselines3 is not installed (pip install -e '.[train]')."
         )
     start = time.perf_counter()
+    if copy_mib is not None:
+        info["copy_bandwidth"] = copy_bandwidth(copy_mib, clock=timer)
+        print(f"copy bandwidth: {info['copy_bandwidth']['bytes_per_s'] / 1e9:.2f} GB/s "
+              f"(np.copyto of {copy_mib:g} MiB, read + written)", flush=True)
     rows, loops = [], []
     for engine, game, variant, b, obs, factory in jobs:
         loop = factory()
@@ -164,13 +210,22 @@ def run_bench(
             loops.append(loop)
     labels = [f"{e:18s} {g:11s} {v:14.14s} batch {b:5d} {o:7s}" for e, g, v, b, o in rows]
     rates = measure(loops, seconds, repeats, labels)
-    for (engine, game, variant, b, obs), (step_rates, deals_per_step) in zip(rows, rates,
-                                                                              strict=True):
+    bytes_per_step: dict[tuple[str, str, str], int] = {}
+    for (engine, game, variant, b, obs), loop, (step_rates, deals_per_step) in zip(
+            rows, loops, rates, strict=True):
         steps_per_s = statistics.median(step_rates)
-        records.append(
-            Record(engine, game, variant, b, steps_per_s, steps_per_s * deals_per_step,
-                   obs, step_rates)
-        )
+        record = Record(engine, game, variant, b, steps_per_s, steps_per_s * deals_per_step,
+                        obs, step_rates)
+        if engine == "batch":
+            if (game, variant, obs) not in bytes_per_step:
+                one = make_batch_engine(game, variant, 1)
+                bytes_per_step[(game, variant, obs)] = step_bytes(
+                    one.observation_size, one.num_actions, obs)
+            record.bytes_per_step = bytes_per_step[(game, variant, obs)]
+        if isinstance(loop, entry_points.PPOLoop):
+            record.detail = loop.detail()
+            record.batch = loop.cfg.num_games
+        records.append(record)
     del loops
 
     memory: list[dict] = []

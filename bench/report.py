@@ -1,5 +1,6 @@
 """The report of ``cardrl bench``: its records, the Markdown table with ratios to
-OpenSpiel, the targets, the memory table, the plot and the JSON figures."""
+OpenSpiel and the batch rows' share of the copy bandwidth, the targets, the training
+split, the memory table, the plot and the JSON figures."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from bench.bandwidth import achieved_bandwidth
 from bench.memory import MEMORY_STEPS
 from bench.openspiel import OPENSPIEL_GAME, OPENSPIEL_MODES
 
@@ -29,6 +31,10 @@ class Record:
     #: "list" (information_state_tensor) or "float32" (OpenSpiel's observer)
     obs: str = "float32"
     runs_steps_per_s: list[float] = field(default_factory=list)
+    #: batch rows: bytes written per agent-step (:func:`bench.bandwidth.step_bytes`)
+    bytes_per_step: float | None = None
+    #: ppo rows: the time split per iteration (:meth:`bench.entry_points.PPOLoop.detail`)
+    detail: dict = field(default_factory=dict)
 
     def public(self) -> dict:
         """The record as written to the JSON file (without the per-run rates)."""
@@ -51,6 +57,53 @@ def _ratio(ours: float, theirs: float | None) -> str:
     return f"{ours / theirs:.2f}×" if theirs else "—"
 
 
+def _bandwidth(r: Record, copy_bytes_per_s: float | None) -> str:
+    """Achieved GB/s of a batch row and its share of the copy bandwidth."""
+    if r.bytes_per_step is None:
+        return "—"
+    achieved = achieved_bandwidth(r.bytes_per_step, r.steps_per_s)
+    share = f" ({100 * achieved / copy_bytes_per_s:.1f}%)" if copy_bytes_per_s else ""
+    return f"{achieved / 1e9:.2f}{share}"
+
+
+def _training_split(records: list[Record]) -> list[str]:
+    """The section on the ppo rows: decisions/s and where an iteration's time goes."""
+    rows = [r for r in records if r.engine == "ppo" and r.detail]
+    if not rows:
+        return []
+    lines = [
+        "",
+        "## Training throughput (batch PPO)",
+        "",
+        "Learner decisions/s of `training.ppo_batch` iterations of each config (rollout of "
+        "one episode in every game, advantages, PPO update; no evaluation, logging or "
+        "checkpoints), and the time of one iteration split into: *env* (engine steps, "
+        "observations, masks, the opponents' and delegate's decisions, the rollout buffer), "
+        "*features* (`net.encode`: input features and symmetry), *forward* (the learner's "
+        "`sample_actions`), *update* (advantages and `ppo_update`). Averages over the timed "
+        "runs; on the CPU clock every torch thread counts.",
+        "",
+        "| config | games | torch threads | learner decisions/s | decisions/iteration "
+        "| s/iteration | env | features | forward | update |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        d = r.detail
+        total = d["total_s"] or 1.0
+
+        def part(key: str, d=d, total=total) -> str:
+            return f"{d[key]:.2f} s ({100 * d[key] / total:.0f}%)"
+
+        lines.append(
+            f"| {d['config']} | {d['num_games']} | {d['torch_threads']} "
+            f"| {_fmt(r.steps_per_s)} "
+            f"| {_fmt(d['decisions_per_iteration'])} | {d['total_s']:.2f} "
+            f"| {part('env_s')} | {part('features_s')} | {part('forward_s')} "
+            f"| {part('update_s')} |"
+        )
+    return lines
+
+
 def render_markdown(
     records: list[Record],
     memory: list[dict],
@@ -62,7 +115,9 @@ def render_markdown(
     """The Markdown report: method, command, clock and machine (``info``: the keys of
     :func:`records.provenance.machine_info` plus ``date``, ``clock`` and optionally
     ``loadavg_before`` / ``loadavg_after``), ``notes``, the table of ``records`` with
-    ratios to the OpenSpiel rows, the targets, the ``memory`` table and the plot link."""
+    ratios to the OpenSpiel rows and, for batch rows, the achieved bandwidth against
+    ``info["copy_bandwidth"]`` (:func:`bench.bandwidth.copy_bandwidth`, optional), the
+    targets, the training split of the ppo rows, the ``memory`` table and the plot link."""
     os_rate = {r.engine: r.steps_per_s for r in records if r.engine in OPENSPIEL_MODES}
     bare, obs, observer = (os_rate.get(m) for m in OPENSPIEL_MODES)
     lines = [
@@ -94,6 +149,18 @@ def render_markdown(
         f"numpy {info['numpy']}, pettingzoo {info['pettingzoo']}, "
         f"open_spiel {info['open_spiel']}.",
     ]
+    copy = info.get("copy_bandwidth")
+    if copy:
+        lines.append(
+            f"Copy bandwidth: {copy['bytes_per_s'] / 1e9:.2f} GB/s (`np.copyto` of a "
+            f"{copy['bytes'] / 2**20:g} MiB array into a preallocated one, median of "
+            f"{copy['repeats']} copies; bytes read + bytes written per second, as STREAM's "
+            "Copy counts). A batch row's bytes/step are what it writes per agent-step: one "
+            "observation row (observation size × the dtype's bytes) and one bool mask row "
+            "(number of actions × 1 byte); its GB/s are bytes/step × agent-steps/s, with "
+            "their share of the copy bandwidth in brackets. The engines' state updates, "
+            "temporaries and reads are not counted."
+        )
     if "loadavg_before" in info:
         before = ", ".join(f"{x:.2f}" for x in info["loadavg_before"])
         after = ", ".join(f"{x:.2f}" for x in info["loadavg_after"])
@@ -101,15 +168,19 @@ def render_markdown(
     lines += [""] + [f"Note: {n}" for n in notes] + ([""] if notes else [])
     lines += [
         "| engine | game | variant | batch | obs | agent-steps/s | deals/s "
-        "| spread | × OS bare | × OS obs | × OS observer |",
-        "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|",
+        "| spread | × OS bare | × OS obs | × OS observer | bytes/step "
+        "| GB/s (share of copy bandwidth) |",
+        "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    copy_bytes_per_s = copy["bytes_per_s"] if copy else None
     for r in records:
         lines.append(
             f"| {r.engine} | {r.game} | {r.variant} | {r.batch} | {r.obs} "
             f"| {_fmt(r.steps_per_s)} "
             f"| {_fmt(r.games_per_s)} | {_spread(r)} | {_ratio(r.steps_per_s, bare)} "
-            f"| {_ratio(r.steps_per_s, obs)} | {_ratio(r.steps_per_s, observer)} |"
+            f"| {_ratio(r.steps_per_s, obs)} | {_ratio(r.steps_per_s, observer)} "
+            f"| {'—' if r.bytes_per_step is None else f'{r.bytes_per_step:,.0f}'} "
+            f"| {_bandwidth(r, copy_bytes_per_s)} |"
         )
     lines += ["", "## Targets", ""]
     if bare:
@@ -141,6 +212,7 @@ def render_markdown(
                 )
     else:
         lines.append("- OpenSpiel was not measured in this run, so no ratios.")
+    lines += _training_split(records)
     if memory:
         lines += [
             "",
@@ -174,7 +246,7 @@ def plot(records: list[Record], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 5.5))
-    styles = {"batch": ("o", "-"), "vecenv": ("s", "--"), "aec": ("*", "")}
+    styles = {"batch": ("o", "-"), "vecenv": ("s", "--"), "aec": ("*", ""), "seat": ("P", "")}
     for engine, (marker, line) in styles.items():
         keys = dict.fromkeys((r.game, r.variant, r.obs) for r in records if r.engine == engine)
         for game, variant, obs in keys:
@@ -189,7 +261,7 @@ def plot(records: list[Record], path: Path) -> None:
                 [r.steps_per_s for r in rows],
                 marker=marker,
                 linestyle=":" if int8 and line else line or "none",
-                markersize=12 if engine == "aec" else 6,
+                markersize=12 if engine in ("aec", "seat") else 6,
                 label=f"{engine}: {game} {variant}" + (" (int8 obs)" if int8 else ""),
             )
     colours = {"openspiel_bare": "black", "openspiel_obs": "grey", "openspiel_observer": "brown"}

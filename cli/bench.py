@@ -7,7 +7,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from bench.bandwidth import COPY_MIB
 from bench.engines import run_bench
+from bench.entry_points import PPO_CONFIGS, PPO_THREADS, TOURNAMENT_AGENTS, TOURNAMENT_DEALS
 from bench.loops import CLOCKS, OBS_DTYPES
 from bench.memory import MEMORY_BATCH
 from bench.report import write_report
@@ -35,13 +37,36 @@ def _obs_dtypes(text: str) -> list[str]:
     return list(dict.fromkeys(dtypes))
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected an integer >= 1") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected an integer >= 1")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number > 0") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number > 0")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags of ``cardrl bench``."""
     parser.description = (
         "Throughput of random legal play with observations and masks at every step: "
         "the batch engines at each batch size, the PettingZoo AEC environments, the SB3 "
-        "VecEnv view (where it exists) and OpenSpiel's oh_hell (when the [bench] extra "
-        "is installed), with ratios to OpenSpiel, memory figures and a plot."
+        "VecEnv view (where it exists), the training seat view (SeatEnv) and OpenSpiel's "
+        "oh_hell (when the [bench] extra is installed), with ratios to OpenSpiel, each "
+        "batch row's bytes per step and achieved bandwidth against the machine's copy "
+        "bandwidth, memory figures and a plot. --entry-points adds a tournament of "
+        "heuristics and batch-PPO training with its time split."
     )
     parser.add_argument(
         "--game",
@@ -74,7 +99,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", type=Path, default=None, metavar="FILE",
         help="also write the figures as a JSON list of records "
-        "{engine, game, variant, batch, steps_per_s, games_per_s}",
+        "{engine, game, variant, batch, steps_per_s, games_per_s, obs, bytes_per_step, "
+        "detail} (bytes_per_step: batch rows, else null; detail: the ppo rows' time split)",
     )
     parser.add_argument(
         "--no-openspiel", action="store_true",
@@ -99,6 +125,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "observation times engine.observation_scale is the float32 one; default: both)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the random play (default 0)")
+    parser.add_argument(
+        "--copy-mib", type=_positive_float, default=COPY_MIB, metavar="MIB",
+        help="size of the array whose np.copyto gives the machine's copy bandwidth, the "
+        f"limit the batch rows are compared with (default: {COPY_MIB}; far beyond the caches)",
+    )
+    tournaments = "; ".join(f"{g}: {', '.join(a)}" for g, a in TOURNAMENT_AGENTS.items())
+    configs = ", ".join(c for cs in PPO_CONFIGS.values() for c in cs)
+    parser.add_argument(
+        "--entry-points", action="store_true",
+        help="also time the slow entry points (each at least --seconds per run): a "
+        f"duplicate tournament of the heuristics at the game's default table ({tournaments}) "
+        f"in deals/s, and batch-PPO training of {configs} in learner decisions/s, split into "
+        "env, features, policy forward and update time (tens of seconds more)",
+    )
+    parser.add_argument(
+        "--tournament-deals", type=_positive_int, default=TOURNAMENT_DEALS, metavar="N",
+        help="dealt keys per tournament of --entry-points, each played once per seat "
+        f"rotation (default: {TOURNAMENT_DEALS})",
+    )
+    parser.add_argument(
+        "--ppo-games", type=_positive_int, default=None, metavar="N",
+        help="games of the PPO rows' batch engine instead of each config's num_games "
+        "(default: the config's; smaller is quicker but measures a different rollout)",
+    )
+    parser.add_argument(
+        "--ppo-threads", type=_positive_int, default=PPO_THREADS, metavar="N",
+        help=f"torch threads of the PPO rows (default: {PPO_THREADS}, one core like every "
+        "other row, whatever the config's torch_threads)",
+    )
     parser.add_argument(
         "--agents", nargs="?", const="all", default=None, metavar="NAME,...",
         help="instead: decisions/s and ms/decision of every registered agent (or the named "
@@ -134,6 +189,16 @@ def command_line(args: argparse.Namespace) -> str:
         parts.append("--obs " + ",".join(args.obs))
     if args.seed:
         parts.append(f"--seed {args.seed}")
+    if args.copy_mib != COPY_MIB:
+        parts.append(f"--copy-mib {args.copy_mib:g}")
+    if args.entry_points:
+        parts.append("--entry-points")
+        if args.tournament_deals != TOURNAMENT_DEALS:
+            parts.append(f"--tournament-deals {args.tournament_deals}")
+        if args.ppo_games is not None:
+            parts.append(f"--ppo-games {args.ppo_games}")
+        if args.ppo_threads != PPO_THREADS:
+            parts.append(f"--ppo-threads {args.ppo_threads}")
     return " ".join(parts)
 
 
@@ -154,6 +219,11 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         with_openspiel=not args.no_openspiel,
         memory_batch=None if args.no_memory else args.memory_batch,
+        copy_mib=args.copy_mib,
+        with_entry_points=args.entry_points,
+        tournament_deals=args.tournament_deals,
+        ppo_games=args.ppo_games,
+        ppo_threads=args.ppo_threads,
     )
     write_report(result.records, result.memory, result.info, command_line(args),
                  result.notes, args.out, args.json)

@@ -10,18 +10,20 @@ import json
 import pytest
 
 from bench import openspiel
-from bench.loops import VARIANTS
+from bench.loops import VARIANTS, make_batch_engine
 from bench.report import Record, render_markdown
 from cli import main as cli
 
-RECORD_KEYS = {"engine", "game", "variant", "batch", "steps_per_s", "games_per_s", "obs"}
-ENGINES = {"batch", "aec", "vecenv", *openspiel.OPENSPIEL_MODES}
+RECORD_KEYS = {"engine", "game", "variant", "batch", "steps_per_s", "games_per_s", "obs",
+               "bytes_per_step", "detail"}
+ENGINES = {"batch", "aec", "vecenv", "seat", *openspiel.OPENSPIEL_MODES}
 
 
 def test_bench_writes_table_json_and_plot(tmp_path):
     out, json_path = tmp_path / "bench.md", tmp_path / "bench.json"
     argv = ["bench", "--seconds", "0.05", "--repeats", "1", "--batch", "1,8"]
     argv += ["--out", str(out), "--json", str(json_path), "--memory-batch", "8"]
+    argv += ["--copy-mib", "1"]
     assert cli.main(argv) == 0
 
     records = json.loads(json_path.read_text())
@@ -31,10 +33,22 @@ def test_bench_writes_table_json_and_plot(tmp_path):
         for obs in ("float32", "int8"):  # both observation dtypes by default
             assert {("batch", game, variant, 1, obs), ("batch", game, variant, 8, obs)} <= ours
         assert ("aec", game, variant, 1, "float32") in ours
+        assert ("seat", game, variant, 1, "float32") in ours  # the training seat view
     assert all(r["steps_per_s"] > 0 and r["games_per_s"] >= 0 for r in records)
+    assert not {"tournament", "ppo"} & {r["engine"] for r in records}  # --entry-points only
+    for r in records:  # bytes/step: observation row + bool mask row, batch rows only
+        if r["engine"] == "batch":
+            engine = make_batch_engine(r["game"], r["variant"], 1)
+            itemsize = {"float32": 4, "int8": 1}[r["obs"]]
+            assert r["bytes_per_step"] == engine.observation_size * itemsize + engine.num_actions
+        else:
+            assert r["bytes_per_step"] is None
 
     text = out.read_text()
     assert "| engine | game | variant | batch | obs | agent-steps/s | deals/s" in text
+    assert "| bytes/step | GB/s (share of copy bandwidth) |" in text
+    assert "Copy bandwidth: " in text and "`np.copyto` of a 1 MiB array" in text
+    assert "--copy-mib 1" in text
     assert "int8 observations, best at batch" not in text  # no batch >= 1024 here
     assert "Command: `cardrl bench --game all --batch 1,8" in text
     assert "## Memory" in text and "state bytes/game" in text

@@ -1,0 +1,278 @@
+"""The remaining entry points of ``cardrl bench``: the seat view, a tournament of
+heuristics and batch-PPO training, each as a timed :data:`bench.loops.Loop`.
+
+Rows (``engine`` in the records):
+
+=============  ================================================================================
+engine         what is timed
+=============  ================================================================================
+seat           :class:`training.seat_env.SeatEnv`, the single-agent seat view over a batch
+               engine of one game (the core, ``SeatDriver``, also drives the ``vecenv`` rows),
+               against random opponents: ``action_masks()``, a uniform legal action, ``step``,
+               ``reset`` when the episode ends. Counts the learner's steps only.
+tournament     :func:`arena.tournament.runner.run_tournament` of the game's heuristics
+               (:data:`TOURNAMENT_AGENTS`) at the game's default table, in memory, one
+               process, the whole call (set-up and statistics included), repeated until the
+               run's seconds are spent. Agent-steps: every decision of every seat (counted
+               by wrapping ``arena.tournament.chunk.act_grouped``); deals: games played
+               (each dealt key is played once per seat rotation)
+ppo            batch-PPO training iterations (:mod:`training.ppo_batch`) of a config of
+               :data:`PPO_CONFIGS`: ``collect`` (one episode in every game), advantages and
+               ``ppo_update``, built as ``train_batch_ppo`` builds them but without its
+               evaluation, logging and checkpoints. Agent-steps: learner decisions (what the
+               trainer counts as steps); deals: episodes (one per game and iteration)
+=============  ================================================================================
+
+**The PPO split** (:class:`PPOLoop`, ``detail`` of the record): per timed iteration,
+
+* ``forward_s``: the policy's forward passes of the learner's decisions
+  (``training.ppo_batch.sample_actions``, wrapped with a timer for the run);
+* ``features_s``: the network's input preparation, ``net.encode`` (observation features
+  and the symmetry's canonical form), for the learner and for the pool's ``self`` seats;
+* ``env_s``: the rest of ``collect``: engine steps, observations, masks, the opponents'
+  and the delegate's decisions, the rollout buffer;
+* ``update_s``: advantages and ``ppo_update`` (forward, backward and optimizer steps).
+
+``training/ppo_batch.py`` has no timers of its own (it logs ``charts/SPS`` and
+``charts/collect_fraction`` only), hence the wrappers; they cost two clock reads per call.
+Torch runs on one thread by default, like every other row on one core, whatever the
+config's ``torch_threads`` (``--ppo-threads`` sets it; on a machine busy with other jobs,
+OpenMP threads spin and inflate the update many times over). With ``--clock cpu`` every
+torch thread's CPU time counts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import random
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+
+from bench.loops import Loop
+from envs import registry
+
+#: game -> the heuristics of its tournament row
+TOURNAMENT_AGENTS: dict[str, tuple[str, ...]] = {
+    "abracadabra": ("heuristic", "sure_tricks", "expected_tricks", "control"),
+    "four_aces": ("heuristic", "lookahead", "greedy"),
+}
+#: dealt keys per tournament (``--tournament-deals``); each is played once per rotation
+TOURNAMENT_DEALS = 128
+#: torch threads of the PPO rows (``--ppo-threads``)
+PPO_THREADS = 1
+#: game -> the training configs of its PPO rows (the proof runs' configs)
+PPO_CONFIGS: dict[str, tuple[str, ...]] = {
+    "abracadabra": ("configs/abracadabra_four.yaml",),
+    "four_aces": ("configs/four_aces_4p.yaml",),
+}
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def table_label(game: str) -> str:
+    """The label of ``game``'s default table: its table option's default (``four``, ``4p``)."""
+    entry = registry.get(game)
+    value = getattr(registry.make_config(game), entry.table_option)
+    return f"{value}p" if entry.table_option == "num_players" else str(value)
+
+
+# -- the seat view ------------------------------------------------------------------------------
+def seat_loop(game: str, options: dict, seed: int = 0,
+              clock: Callable[[], float] = time.perf_counter) -> Loop:
+    """The single-agent seat view (``SeatEnv``) of one game against random opponents."""
+    from training.seat_env import make_seat_env
+
+    env = make_seat_env(game, options, opponents=("random",), seed=seed)
+    choose = random.Random(seed).choice
+    env.reset(seed=seed)
+
+    def run(seconds: float) -> tuple[int, int, float]:
+        steps = deals = 0
+        start = clock()
+        while True:
+            action = choose(np.flatnonzero(env.action_masks()))
+            _, _, terminated, truncated, _ = env.step(action)
+            steps += 1
+            if terminated or truncated:
+                deals += 1
+                env.reset()
+            elapsed = clock() - start
+            if elapsed >= seconds:
+                return steps, deals, elapsed
+
+    return run
+
+
+# -- a tournament of heuristics --------------------------------------------------------------
+@contextlib.contextmanager
+def counting_decisions() -> Iterator[list[int]]:
+    """While open, count every decision the tournament's chunks ask of their agents (the
+    active rows of each ``act_grouped`` call); yields a one-element list holding the count."""
+    from arena.tournament import chunk
+
+    count = [0]
+    act_grouped = chunk.act_grouped
+
+    def counted(players, who, observations, masks, active=None, engine=None):
+        count[0] += len(who) if active is None else int(np.count_nonzero(active))
+        return act_grouped(players, who, observations, masks, active, engine=engine)
+
+    with mock.patch.object(chunk, "act_grouped", counted):
+        yield count
+
+
+def tournament_loop(game: str, deals: int = TOURNAMENT_DEALS, seed: int = 0,
+                    clock: Callable[[], float] = time.perf_counter) -> Loop:
+    """Whole tournaments of :data:`TOURNAMENT_AGENTS` of ``game`` on ``deals`` dealt keys at
+    the default table, one after another until the run's seconds are spent."""
+    from arena.tournament.runner import run_tournament
+
+    if not isinstance(deals, int) or deals < 1:
+        raise ValueError(f"tournament deals {deals!r}: expected an integer >= 1")
+    agents = list(TOURNAMENT_AGENTS[game])
+
+    def run(seconds: float) -> tuple[int, int, float]:
+        steps = games = 0
+        start = clock()
+        while True:
+            with counting_decisions() as count:
+                result = run_tournament(game, agents, deals, seed, progress=False)
+            steps += count[0]
+            games += result.played_deals * result.spec.num_seats
+            elapsed = clock() - start
+            if elapsed >= seconds:
+                return steps, games, elapsed
+
+    return run
+
+
+# -- batch-PPO training ---------------------------------------------------------------------
+def ppo_available() -> bool:
+    """Whether the PPO rows can run: they need torch (the ``[train]`` extra)."""
+    return importlib.util.find_spec("torch") is not None
+
+
+def ppo_label(config: str) -> str:
+    """The variant label of a PPO row: the config's file name."""
+    return Path(config).name
+
+
+class PPOLoop:
+    """Batch-PPO iterations of a training config, as a :data:`bench.loops.Loop` that also
+    keeps the time split of each call (:attr:`runs`; the first call is the warm-up)."""
+
+    def __init__(self, config: str | Path, seed: int = 0,
+                 clock: Callable[[], float] = time.perf_counter,
+                 num_games: int | None = None, threads: int = PPO_THREADS):
+        import torch
+
+        from agents.policy.net import PolicyNet
+        from training.actors import make_delegate_agent, net_act_fn
+        from training.config import load_config
+        from training.seat_env import make_pool
+
+        if not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"torch threads {threads!r}: expected an integer >= 1")
+        self.threads = threads
+        self.config = str(config)
+        path = Path(config)
+        overrides = {} if num_games is None else {"num_games": num_games}
+        self.cfg = cfg = load_config(path if path.is_absolute() else ROOT / path, overrides)
+        if cfg.algo != "batch_ppo":
+            raise ValueError(f"{config}: algo {cfg.algo!r}, expected batch_ppo")
+        self.clock = clock
+        self.rng = np.random.default_rng(seed)
+        torch.manual_seed(seed)
+        # as train_batch_ppo sets them up (training/ppo_batch.py)
+        self.engine = registry.make_engine(cfg.game, cfg.num_games, **cfg.options)
+        self.pool = make_pool(cfg.game, cfg.opponents, seed, cfg.max_snapshots)
+        p = cfg.ppo
+        self.net = PolicyNet(self.engine.observation_size, self.engine.num_actions, p.hidden,
+                             p.activation, p.features, p.delegate, p.symmetry)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=p.learning_rate, eps=1e-5)
+        self.delegate = make_delegate_agent(cfg)
+        self.pool.set_self(net_act_fn(self.net, sample=True, delegate=self.delegate))
+        self.iteration = 0
+        #: per call: {"iterations", "decisions", "total_s", "env_s", "features_s",
+        #: "forward_s", "update_s"}
+        self.runs: list[dict] = []
+
+    def _timed(self, function, key: str, split: dict):
+        clock = self.clock
+
+        def timed(*args, **kwargs):
+            start = clock()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                split[key] += clock() - start
+
+        return timed
+
+    def iterate(self, split: dict) -> tuple[int, int]:
+        """One training iteration (rollout, advantages, update), adding its times to
+        ``split``; returns (learner decisions, episodes)."""
+        import torch
+
+        from training import ppo_batch
+
+        cfg, p, clock = self.cfg, self.cfg.ppo, self.clock
+        threads = torch.get_num_threads()
+        torch.set_num_threads(self.threads)
+        try:
+            seed = int(self.rng.integers(2**62))
+            inner = {"features_s": 0.0, "forward_s": 0.0}
+            start = clock()
+            with mock.patch.object(ppo_batch, "sample_actions",
+                                   self._timed(ppo_batch.sample_actions, "forward_s", inner)), \
+                    mock.patch.object(self.net, "encode",
+                                      self._timed(self.net.encode, "features_s", inner)):
+                buf, _ = ppo_batch.collect(self.engine, self.pool, self.net, self.iteration,
+                                           seed, cfg.train_self_seats, cfg.reward_scale,
+                                           self.delegate)
+            collected = clock()
+            adv, ret = buf.advantages(p.gamma, p.gae_lambda)
+            ppo_batch.ppo_update(self.net, self.optimizer, buf, adv, ret, cfg, self.rng)
+            done = clock()
+        finally:
+            torch.set_num_threads(threads)
+        self.iteration += 1
+        split["env_s"] += collected - start - inner["features_s"] - inner["forward_s"]
+        split["features_s"] += inner["features_s"]
+        split["forward_s"] += inner["forward_s"]
+        split["update_s"] += done - collected
+        split["total_s"] += done - start
+        return buf.n, self.engine.batch_size
+
+    def __call__(self, seconds: float) -> tuple[int, int, float]:
+        split = dict.fromkeys(("env_s", "features_s", "forward_s", "update_s", "total_s"), 0.0)
+        decisions = episodes = iterations = 0
+        start = self.clock()
+        while True:
+            n, games = self.iterate(split)
+            decisions, episodes, iterations = decisions + n, episodes + games, iterations + 1
+            elapsed = self.clock() - start
+            if elapsed >= seconds:
+                break
+        self.runs.append({"iterations": iterations, "decisions": decisions, **split})
+        return decisions, episodes, elapsed
+
+    def detail(self) -> dict:
+        """The split over the timed calls (all but the first), as seconds per iteration
+        and the config: ``{"config", "num_games", "torch_threads", "iterations",
+        "decisions_per_iteration",
+        "env_s", "features_s", "forward_s", "update_s", "total_s"}`` (seconds per
+        iteration)."""
+        timed = self.runs[1:] or self.runs
+        iterations = sum(r["iterations"] for r in timed)
+        keys = ("env_s", "features_s", "forward_s", "update_s", "total_s")
+        out = {"config": ppo_label(self.config), "num_games": self.cfg.num_games,
+               "torch_threads": self.threads,
+               "iterations": iterations,
+               "decisions_per_iteration": sum(r["decisions"] for r in timed) / max(iterations, 1)}
+        out.update({k: sum(r[k] for r in timed) / max(iterations, 1) for k in keys})
+        return out
