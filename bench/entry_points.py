@@ -75,9 +75,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def table_label(game: str) -> str:
     """The label of ``game``'s default table: its table option's default (``four``, ``4p``)."""
-    entry = registry.get(game)
-    value = getattr(registry.make_config(game), entry.table_option)
-    return f"{value}p" if entry.table_option == "num_players" else str(value)
+    from agents.policy.agent import variant_key
+
+    return variant_key(game, {})
 
 
 # -- the seat view ------------------------------------------------------------------------------
