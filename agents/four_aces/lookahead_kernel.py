@@ -5,8 +5,9 @@
 (see that module's doc). It hands its batch here as plain arrays; each row is worked out
 by loops compiled once (``cache=True``), one function per step:
 
-1. :func:`pick_draws` — the sampled refills: per sample, the unseen cards in the order of
-   their random keys (G6: a refill is a uniform draw from them);
+1. :func:`sample_draws` (:func:`pick_draws` of given keys) — the sampled refills: per
+   sample, the unseen cards in the order of their random keys (G6: a refill is a uniform
+   draw from them);
 2. :func:`set_values` — the value of many card sets at once: the K2/K3 strict score, or
    the match with all four aces (H4/K1), plus the premium for kept aces
    (:data:`ACE_PREMIUM`);
@@ -42,6 +43,7 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from agents.four_aces.set_scores import ACE_BITS, OFFSET, TABLE_CARDS_MAX
+from agents.pcg64 import next_double
 from envs.cards import NUM_CARDS, NUM_RANKS
 from envs.four_aces.rules import MAX_HAND
 from envs.four_aces.scoring_tables import MAX_CARDS, tables
@@ -199,6 +201,45 @@ def card_bit(card: int) -> int:
 # ------------------------------------------------------------------------------------
 # step 1: the sampled refills
 # ------------------------------------------------------------------------------------
+@numba.njit(cache=True, inline="always")
+def _smallest_keys(keys: np.ndarray, pool: np.ndarray, unseen: int, count: int,
+                   out: np.ndarray, candidate_card: np.ndarray,
+                   candidate_key: np.ndarray) -> None:
+    """``out[:count]``: the unseen cards (``pool`` [53] > 0, ``unseen`` of them) in
+    increasing order of their ``keys`` [53], equal keys by card index; with fewer unseen
+    cards than ``count`` the first draw is repeated in the missing places, with none it
+    is card 0. ``candidate_*`` are scratch [53]."""
+    cards = keys.shape[0]
+    # the smallest keys are below this bound but for a small chance (then: all cards)
+    bound = (count + 5.0) / max(unseen, 1)
+    found = 0
+    for c in range(cards):  # (no branch: a card is written, and kept if it counts)
+        key = keys[c]
+        candidate_card[found] = c
+        candidate_key[found] = key
+        found += (key < bound) & (pool[c] > 0)
+    if found < count:
+        found = 0
+        for c in range(cards):
+            candidate_card[found] = c
+            candidate_key[found] = keys[c]
+            found += pool[c] > 0
+    # sort the candidates by key; insertion keeps equal keys in card order
+    for a in range(1, found):
+        key, card = candidate_key[a], candidate_card[a]
+        i = a
+        while i > 0 and key < candidate_key[i - 1]:
+            candidate_key[i] = candidate_key[i - 1]
+            candidate_card[i] = candidate_card[i - 1]
+            i -= 1
+        candidate_key[i], candidate_card[i] = key, card
+    for i in range(count):
+        if i < found:
+            out[i] = candidate_card[i]
+        else:  # no card left: repeat the first draw (card 0 if there is none)
+            out[i] = out[0] if i else 0
+
+
 @numba.njit(cache=True)
 def pick_draws(keys: np.ndarray, pool: np.ndarray, count: int) -> np.ndarray:
     """int64 [N, S, count]: per row and sample, the first ``count`` unseen cards
@@ -212,35 +253,32 @@ def pick_draws(keys: np.ndarray, pool: np.ndarray, count: int) -> np.ndarray:
     candidate_card = np.empty(cards, dtype=np.int64)
     candidate_key = np.empty(cards)
     for r in range(n):
-        unseen = 0
-        for c in range(cards):
-            unseen += pool[r, c]
-        # the smallest keys are below this bound but for a small chance (then: all cards)
-        bound = (count + 5.0) / max(unseen, 1)
+        unseen = pool[r].sum()
         for s in range(samples):
-            found = 0
+            _smallest_keys(keys[r, s], pool[r], unseen, count, out[r, s], candidate_card,
+                           candidate_key)
+    return out
+
+
+@numba.njit(cache=True)
+def sample_draws(words: np.ndarray, pool: np.ndarray, samples: int,
+                 count: int) -> np.ndarray:
+    """:func:`pick_draws` of keys drawn here from the PCG64 state ``words``
+    (:func:`agents.pcg64.state_words`, stepped in place): the numbers of
+    ``rng.random((N, samples, 53))`` in that order, without building that array.
+    int64 [N, samples, count]."""
+    n, cards = pool.shape
+    out = np.empty((n, samples, count), dtype=np.int64)
+    keys = np.empty(cards)
+    candidate_card = np.empty(cards, dtype=np.int64)
+    candidate_key = np.empty(cards)
+    for r in range(n):
+        unseen = pool[r].sum()
+        for s in range(samples):
             for c in range(cards):
-                key = keys[r, s, c]
-                candidate_card[found] = c
-                candidate_key[found] = key
-                found += (key < bound) & (pool[r, c] > 0)
-            if found < count:
-                found = 0
-                for c in range(cards):
-                    candidate_card[found] = c
-                    candidate_key[found] = keys[r, s, c]
-                    found += pool[r, c] > 0
-            # the smallest key in turn (of equal keys the first listed: the lower card)
-            for i in range(count):
-                if i >= found or i >= unseen:  # no card left: repeat the first draw
-                    out[r, s, i] = out[r, s, 0] if i else 0
-                    continue
-                best = 0
-                for j in range(1, found):
-                    if candidate_key[j] < candidate_key[best]:
-                        best = j
-                out[r, s, i] = candidate_card[best]
-                candidate_key[best] = np.inf
+                keys[c] = next_double(words)
+            _smallest_keys(keys, pool[r], unseen, count, out[r, s], candidate_card,
+                           candidate_key)
     return out
 
 

@@ -7,6 +7,7 @@ engine's layout (:data:`envs.four_aces.observation.LAYOUT`), never from engine s
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from agents.view import ObsView
@@ -49,6 +50,53 @@ def card_lists(counts: np.ndarray, width: int) -> np.ndarray:
     return out
 
 
+_HAND = LAYOUT.segments["hand"].start
+_TABLES = LAYOUT.segments["tables"].start  # relative slot 0 (own table) first
+_PILE = LAYOUT.segments["discard_pile"].start
+_STOCK = LAYOUT.segments["stock_size"].start
+_NUM_PLAYERS = LAYOUT.segments["num_players"].start
+_PLAYER_COUNTS = LAYOUT.segments["num_players"].size
+
+
+@numba.njit(cache=True)
+def _decode(obs: np.ndarray, hand: np.ndarray, table: np.ndarray, pool: np.ndarray,
+            joker_chance: np.ndarray, aces_out: np.ndarray, more_turns: np.ndarray) -> None:
+    """Fill the :class:`FourAcesView` arrays from ``obs`` (float32 [N, D]), row by row:
+    the same numbers as :func:`card_lists` of the rounded counts, the deck minus what is
+    seen, and :func:`turns_left` ``> 1``."""
+    for r in range(obs.shape[0]):
+        unseen_total = 0
+        filled = 0
+        for c in range(NUM_CARDS):
+            held = np.int64(np.rint(obs[r, _HAND + c]))
+            for _ in range(max(held, 0)):
+                if filled < MAX_HAND:
+                    hand[r, filled] = c
+                    filled += 1
+            seen = held + np.int64(np.rint(obs[r, _PILE + c]))
+            for slot in range(MAX_SLOTS):
+                seen += np.int64(np.rint(obs[r, _TABLES + slot * NUM_CARDS + c]))
+            unseen = max(DECK_COUNTS[c] - seen, 0)
+            unseen_total += unseen
+            pool[r, c] = unseen
+        hand[r, filled:] = -1
+        filled = 0
+        for c in range(NUM_CARDS):
+            for _ in range(max(np.int64(np.rint(obs[r, _TABLES + c])), 0)):
+                if filled < TABLE_CARDS:
+                    table[r, filled] = c
+                    filled += 1
+        table[r, filled:] = -1
+        joker_chance[r] = pool[r, JOKER] / max(unseen_total, 1)
+        pool[r, JOKER] = 0  # refills: non-joker cards (a joker would refill again)
+        aces_out[r] = 0
+        for ace in ACES:
+            aces_out[r] += pool[r, ace]
+        stock = np.int64(np.rint(obs[r, _STOCK] * np.float32(STOCK_DIVISOR)))
+        players = MIN_PLAYERS + np.argmax(obs[r, _NUM_PLAYERS:_NUM_PLAYERS + _PLAYER_COUNTS])
+        more_turns[r] = -(-stock // players) > 1
+
+
 class FourAcesView:
     """The decision-relevant part of a Four Aces observation batch [N, D].
 
@@ -63,21 +111,13 @@ class FourAcesView:
     """
 
     def __init__(self, observations: np.ndarray):
-        v = ObsView(LAYOUT, observations)
-        self.n = v.n
-        hand = np.rint(v["hand"]).astype(np.int64)  # counts, the joker up to 2
-        tables = np.rint(v.blocks("tables", MAX_SLOTS))  # [N, 5, 53] whole counts
-        pile = np.rint(v["discard_pile"]).astype(np.int64)
-        # hand and own table as padded card lists (jokers kept as 52 in the hand)
-        self.hand = card_lists(hand, MAX_HAND)
-        self.table = card_lists(tables[:, 0].astype(np.int64), TABLE_CARDS)
-        # unseen cards: the deck (52 + 2 jokers) minus everything seen (stock + others' hands)
-        seen = hand + tables.sum(axis=1).astype(np.int64) + pile  # (exact: whole numbers)
-        unseen = np.maximum(DECK_COUNTS[None, :] - seen, 0)
-        self.joker_chance = unseen[:, JOKER] / np.maximum(unseen.sum(axis=1), 1)
-        self.pool = unseen.copy()
-        self.pool[:, JOKER] = 0  # refills: non-joker cards (a joker would refill again)
-        # aces still out (the four-aces premium needs them)
-        self.aces_out = self.pool[:, ACES].sum(axis=1)
-        # will the player have another turn before the stock runs out (H3)?
-        self.more_turns = turns_left(observations) > 1
+        obs = ObsView(LAYOUT, observations).obs  # float32 [N, D], columns checked
+        self.n = n = len(obs)
+        self.hand = np.empty((n, MAX_HAND), np.int64)
+        self.table = np.empty((n, TABLE_CARDS), np.int64)
+        self.pool = np.empty((n, NUM_CARDS), np.int64)
+        self.joker_chance = np.empty(n)
+        self.aces_out = np.empty(n, np.int64)
+        self.more_turns = np.empty(n, np.bool_)
+        _decode(np.ascontiguousarray(obs), self.hand, self.table, self.pool,
+                self.joker_chance, self.aces_out, self.more_turns)

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import agents
+from agents import pcg64
 from agents.four_aces import lookahead_kernel as kernel
 from agents.four_aces import set_scores
 from agents.four_aces.view import FourAcesView
@@ -116,6 +117,22 @@ def test_pick_draws_is_argsort_of_the_unseen_cards(count):
     np.testing.assert_array_equal(kernel.pick_draws(keys, pool, count),
                                   _argsort_draws(keys, pool, count))
     assert (kernel.pick_draws(keys, pool, count)[pool.sum(axis=1) == 0] == 0).all()
+
+
+def test_sample_draws_draws_the_keys_of_the_generator():
+    """The kernel's own keys are ``rng.random((N, S, 53))``: the same draws as
+    :func:`pick_draws` of those keys, and the generator ends in the same state."""
+    rng = np.random.default_rng(3)
+    pool = (rng.random((300, 53)) < 0.6).astype(np.int64)
+    pool[:40] = 0
+    pool[40:80, :3] = 1  # few unseen cards
+    ours, numpys = np.random.default_rng(9), np.random.default_rng(9)
+    words = pcg64.state_words(ours)
+    draws = kernel.sample_draws(words, pool, 12, 5)
+    pcg64.store_words(ours, words)
+    keys = numpys.random((300, 12, 53))
+    np.testing.assert_array_equal(draws, kernel.pick_draws(keys, pool, 5))
+    assert ours.bit_generator.state == numpys.bit_generator.state
 
 
 def test_pick_draws_orders_equal_keys_by_card():

@@ -1,0 +1,78 @@
+"""numpy's PCG64 stream inside compiled loops: the numbers of ``Generator.random()``.
+
+An agent that draws many random numbers in a numba kernel (the Four Aces look-ahead
+discarder draws 53 keys per sample) can call numpy's generator from compiled code, but
+each number then costs a call through the bit generator's function pointer. Here the
+generator's 128-bit state is handed over as four words, stepped inline by
+:func:`next_double` and written back, so the generator ends exactly where
+``rng.random(n)`` would leave it, and the numbers are the same (PCG64, XSL-RR output;
+``random()`` is the top 53 bits of a 64-bit output over 2**53).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
+
+_MASK64 = (1 << 64) - 1
+#: PCG's default 128-bit multiplier (numpy's PCG_DEFAULT_MULTIPLIER_128), high and low words
+_MULT_HIGH = np.uint64(2549297995355413924)
+_MULT_LOW = np.uint64(4865540595714422341)
+_ROTATION = np.uint64(58)
+_DOUBLE_SHIFT = np.uint64(11)
+_DOUBLE_UNIT = 1.0 / 9007199254740992.0  # 2**-53
+#: positions of the words in a state array
+STATE_HIGH, STATE_LOW, INC_HIGH, INC_LOW = 0, 1, 2, 3
+
+
+@intrinsic
+def mul_high(typingctx, a, b):
+    """The high 64 bits of the 128-bit product of two uint64 (one instruction)."""
+    if a != types.uint64 or b != types.uint64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        wide = ir.IntType(128)
+        product = builder.mul(builder.zext(args[0], wide), builder.zext(args[1], wide))
+        return builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
+
+    return types.uint64(types.uint64, types.uint64), codegen
+
+
+def state_words(rng: np.random.Generator) -> np.ndarray | None:
+    """uint64 [4]: the state and increment of ``rng``'s PCG64 bit generator as
+    (state high, state low, increment high, increment low); None for another bit
+    generator."""
+    if type(rng.bit_generator) is not np.random.PCG64:
+        return None
+    state = rng.bit_generator.state["state"]
+    words = [state["state"] >> 64, state["state"] & _MASK64, state["inc"] >> 64,
+             state["inc"] & _MASK64]
+    return np.array(words, dtype=np.uint64)
+
+
+def store_words(rng: np.random.Generator, words: np.ndarray) -> None:
+    """Set ``rng``'s PCG64 state to ``words`` (from :func:`state_words`, stepped)."""
+    full = rng.bit_generator.state
+    full["state"]["state"] = (int(words[STATE_HIGH]) << 64) | int(words[STATE_LOW])
+    rng.bit_generator.state = full
+
+
+@numba.njit(cache=True, inline="always")
+def next_double(words: np.ndarray) -> float:
+    """Step the PCG64 state ``words`` (uint64 [4]) once and return ``rng.random()``'s
+    number: state = state * multiplier + increment (mod 2**128), then the XSL-RR output
+    of the new state, its top 53 bits over 2**53."""
+    high, low = words[STATE_HIGH], words[STATE_LOW]
+    new_high = mul_high(low, _MULT_LOW) + low * _MULT_HIGH + high * _MULT_LOW
+    new_low = low * _MULT_LOW
+    low = new_low + words[INC_LOW]
+    high = new_high + words[INC_HIGH] + np.uint64(low < new_low)
+    words[STATE_HIGH], words[STATE_LOW] = high, low
+    mixed = high ^ low
+    rotation = high >> _ROTATION
+    output = (mixed >> rotation) | (mixed << ((np.uint64(64) - rotation) & np.uint64(63)))
+    return np.float64(output >> _DOUBLE_SHIFT) * _DOUBLE_UNIT
