@@ -202,30 +202,20 @@ def card_bit(card: int) -> int:
 # step 1: the sampled refills
 # ------------------------------------------------------------------------------------
 @numba.njit(cache=True, inline="always")
-def _smallest_keys(keys: np.ndarray, pool: np.ndarray, unseen: int, count: int,
-                   out: np.ndarray, candidate_card: np.ndarray,
-                   candidate_key: np.ndarray) -> None:
-    """``out[:count]``: the unseen cards (``pool`` [53] > 0, ``unseen`` of them) in
-    increasing order of their ``keys`` [53], equal keys by card index; with fewer unseen
-    cards than ``count`` the first draw is repeated in the missing places, with none it
-    is card 0. ``candidate_*`` are scratch [53]."""
-    cards = keys.shape[0]
-    # the smallest keys are below this bound but for a small chance (then: all cards)
-    bound = (count + 5.0) / max(unseen, 1)
-    found = 0
-    for c in range(cards):  # (no branch: a card is written, and kept if it counts)
-        key = keys[c]
-        candidate_card[found] = c
-        candidate_key[found] = key
-        found += (key < bound) & (pool[c] > 0)
-    if found < count:
-        found = 0
-        for c in range(cards):
-            candidate_card[found] = c
-            candidate_key[found] = keys[c]
-            found += pool[c] > 0
-    # sort the candidates by key; insertion keeps equal keys in card order
-    for a in range(1, found):
+def _key_bound(unseen: int, count: int) -> float:
+    """The ``count`` smallest of ``unseen`` uniform keys are below this bound but for a
+    small chance (then every unseen card is a candidate)."""
+    return (count + 5.0) / max(unseen, 1)
+
+
+@numba.njit(cache=True, inline="always")
+def _sorted_draws(found: int, count: int, out: np.ndarray, candidate_card: np.ndarray,
+                  candidate_key: np.ndarray) -> None:
+    """``out[:count]``: the first ``count`` of the ``found`` candidates in increasing
+    order of key, equal keys in card order (the candidates are listed in card order);
+    with fewer candidates the first draw is repeated in the missing places, with none it
+    is card 0."""
+    for a in range(1, found):  # insertion sort: stable
         key, card = candidate_key[a], candidate_card[a]
         i = a
         while i > 0 and key < candidate_key[i - 1]:
@@ -236,7 +226,7 @@ def _smallest_keys(keys: np.ndarray, pool: np.ndarray, unseen: int, count: int,
     for i in range(count):
         if i < found:
             out[i] = candidate_card[i]
-        else:  # no card left: repeat the first draw (card 0 if there is none)
+        else:  # no card left: repeat the first draw
             out[i] = out[0] if i else 0
 
 
@@ -253,10 +243,21 @@ def pick_draws(keys: np.ndarray, pool: np.ndarray, count: int) -> np.ndarray:
     candidate_card = np.empty(cards, dtype=np.int64)
     candidate_key = np.empty(cards)
     for r in range(n):
-        unseen = pool[r].sum()
+        bound = _key_bound(pool[r].sum(), count)
         for s in range(samples):
-            _smallest_keys(keys[r, s], pool[r], unseen, count, out[r, s], candidate_card,
-                           candidate_key)
+            found = 0
+            for c in range(cards):  # (no branch: every card is written, kept if it counts)
+                key = keys[r, s, c]
+                candidate_card[found] = c
+                candidate_key[found] = key
+                found += (key < bound) & (pool[r, c] > 0)
+            if found < count:  # every unseen card
+                found = 0
+                for c in range(cards):
+                    candidate_card[found] = c
+                    candidate_key[found] = keys[r, s, c]
+                    found += pool[r, c] > 0
+            _sorted_draws(found, count, out[r, s], candidate_card, candidate_key)
     return out
 
 
@@ -265,20 +266,33 @@ def sample_draws(words: np.ndarray, pool: np.ndarray, samples: int,
                  count: int) -> np.ndarray:
     """:func:`pick_draws` of keys drawn here from the PCG64 state ``words``
     (:func:`agents.pcg64.state_words`, stepped in place): the numbers of
-    ``rng.random((N, samples, 53))`` in that order, without building that array.
-    int64 [N, samples, count]."""
+    ``rng.random((N, samples, 53))`` in that order, without building that array (when
+    the bound leaves too few candidates, the sample's keys are drawn again from the
+    state before them)."""
     n, cards = pool.shape
     out = np.empty((n, samples, count), dtype=np.int64)
-    keys = np.empty(cards)
     candidate_card = np.empty(cards, dtype=np.int64)
     candidate_key = np.empty(cards)
+    before = np.empty_like(words)
     for r in range(n):
-        unseen = pool[r].sum()
+        bound = _key_bound(pool[r].sum(), count)
         for s in range(samples):
+            before[:] = words
+            found = 0
             for c in range(cards):
-                keys[c] = next_double(words)
-            _smallest_keys(keys, pool[r], unseen, count, out[r, s], candidate_card,
-                           candidate_key)
+                key = next_double(words)
+                candidate_card[found] = c
+                candidate_key[found] = key
+                found += (key < bound) & (pool[r, c] > 0)
+            if found < count:
+                words[:] = before
+                found = 0
+                for c in range(cards):
+                    key = next_double(words)
+                    candidate_card[found] = c
+                    candidate_key[found] = key
+                    found += pool[r, c] > 0
+            _sorted_draws(found, count, out[r, s], candidate_card, candidate_key)
     return out
 
 
@@ -402,6 +416,7 @@ def set_values(count: int, aces_out: int, four_aces_value: float, t: ScoreTables
     :func:`score_by_options`. ``w.bits`` is overwritten."""
     table = t.by_set
     sets, apart, position, index, values = w.bits, w.apart, w.position, w.index, w.values
+    aces = w.aces
     big = 0  # the sets left to score by their options, listed in index
     if table.size:
         offset = t.offset
@@ -426,13 +441,12 @@ def set_values(count: int, aces_out: int, four_aces_value: float, t: ScoreTables
     for k in range(big):
         i = index[k]
         values[i] = score_by_options(sets[i], t, w.slots) + apart[i]
-    aces = w.aces
     for i in range(count):
         score = four_aces_value if aces[i] == 4 else values[i]
         values[i] = score + ACE_PREMIUM[aces[i], aces_out]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _pairwise_block(values: np.ndarray, start: int, n: int) -> float:
     """numpy's pairwise sum of ``values[start:start + n]`` for ``n <= 128``: fewer than 8
     values one after another; else eight interleaved partial sums joined as
@@ -463,16 +477,22 @@ def _pairwise_block(values: np.ndarray, start: int, n: int) -> float:
     return total
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def numpy_sum(values: np.ndarray, start: int, n: int) -> float:
     """The sum of ``values[start:start + n]`` (float64) in the order numpy sums a
     contiguous axis (pairwise summation): blocks of at most 128 by
     :func:`_pairwise_block`; a longer run is the sum of its two halves (cut at a multiple
     of 8), each summed alike. So a mean is ``numpy_sum(values, 0, n) / n``, bit for bit
-    ``values[:n].mean()``. (The halves are walked with an explicit stack: a recursive
-    function does not load back from numba's cache.)"""
+    ``values[:n].mean()``."""
     if n <= 128:
         return _pairwise_block(values, start, n)
+    return _halves_sum(values, start, n)
+
+
+@numba.njit(cache=True)
+def _halves_sum(values: np.ndarray, start: int, n: int) -> float:
+    """:func:`numpy_sum` of more than 128 values: the halves are walked with an explicit
+    stack (a recursive function does not load back from numba's cache)."""
     depth_max = 64
     starts = np.empty(depth_max, dtype=np.int64)
     sizes = np.empty(depth_max, dtype=np.int64)
@@ -636,7 +656,7 @@ def option_values(hand: np.ndarray, table: np.ndarray, draws: np.ndarray,
     ``joker_chance`` (a joker adds a slot, G7).
 
     ``hand`` [N, MAX_HAND] and ``table`` [N, 3]: card indices (jokers 52, -1 padded);
-    ``draws`` [N, S, M + 1]: the sampled refills (:func:`pick_draws`); ``aces_out`` [N]:
+    ``draws`` [N, S, M + 1]: the sampled refills (:func:`sample_draws`); ``aces_out`` [N]:
     aces unseen; ``t``: :func:`score_tables`."""
     n, samples, width = draws.shape
     if hand.shape[1] != MAX_HAND or width < 2:
