@@ -129,7 +129,26 @@ def four_aces_turns_features(observations: np.ndarray) -> np.ndarray:
     Returns float32 [N, ``FOUR_ACES_TURNS_SIZE``], the added columns :data:`TURNS_COLUMNS`.
     """
     obs = np.asarray(observations, dtype=np.float32)
+    return np.concatenate([four_aces_features(obs), _turns_one_hot(obs)], axis=1)
+
+
+def _turns_one_hot(obs: np.ndarray) -> np.ndarray:
+    """float32 [N, MAX_TURNS]: the columns :data:`TURNS_COLUMNS`."""
     turns = np.clip(turns_left(obs), 1, MAX_TURNS)
     onehot = np.zeros((len(obs), MAX_TURNS), dtype=np.float32)
     onehot[np.arange(len(obs)), turns - 1] = 1.0
-    return np.concatenate([four_aces_features(obs), onehot], axis=1)
+    return onehot
+
+
+FOUR_ACES_REFILL_TURNS_SIZE = FOUR_ACES_REFILL_SIZE + len(TURNS_COLUMNS)
+
+
+def four_aces_refill_turns_features(observations: np.ndarray) -> np.ndarray:
+    """Both additions: :func:`four_aces_refill_features` (the greedy discarder's exact
+    one-refill value of every option, G6, H2) followed by the turns-left one-hot of
+    :func:`four_aces_turns_features` (H3). The network starts from what one refill brings
+    and knows how many refills are left, so it has only the look-ahead beyond to learn.
+
+    Returns float32 [N, ``FOUR_ACES_REFILL_TURNS_SIZE``]."""
+    obs = np.asarray(observations, dtype=np.float32)
+    return np.concatenate([four_aces_refill_features(obs), _turns_one_hot(obs)], axis=1)

@@ -14,10 +14,12 @@ import numpy as np
 from agents.abracadabra.features import ABRACADABRA_SIZE, abracadabra_features
 from agents.four_aces.features import (
     FOUR_ACES_REFILL_SIZE,
+    FOUR_ACES_REFILL_TURNS_SIZE,
     FOUR_ACES_SIZE,
     FOUR_ACES_TURNS_SIZE,
     four_aces_features,
     four_aces_refill_features,
+    four_aces_refill_turns_features,
     four_aces_turns_features,
 )
 
@@ -29,6 +31,8 @@ FEATURES = {
     "four_aces_free": (FOUR_ACES_SIZE, lambda obs: four_aces_features(obs, "free")),
     "four_aces_refill": (FOUR_ACES_REFILL_SIZE, four_aces_refill_features),  # strict only
     "four_aces_turns": (FOUR_ACES_TURNS_SIZE, four_aces_turns_features),  # strict only
+    "four_aces_refill_turns": (FOUR_ACES_REFILL_TURNS_SIZE,  # strict only
+                               four_aces_refill_turns_features),
 }
 
 

@@ -282,3 +282,26 @@ def test_turns_left_counts_the_movers_remaining_turns():
     error = np.array([p - (taken[g, s] - before) for g, s, p, before in records])
     assert error.min() == 0  # never fewer turns than the seat really gets
     assert error.max() <= 1 and (error == 0).mean() > 0.85
+
+
+def test_refill_turns_features_are_the_refill_and_the_turns_columns():
+    """four_aces_refill_turns = the greedy one-refill values (G6, H2) then the turns-left
+    one-hot (H3), column for column; a policy can train on them."""
+    from agents.four_aces.features import (
+        FOUR_ACES_REFILL_TURNS_SIZE,
+        MAX_TURNS,
+        four_aces_refill_features,
+        four_aces_refill_turns_features,
+        four_aces_turns_features,
+    )
+    from agents.policy.features import feature_size
+
+    engine = make_engine("four_aces", 32, num_players=5)
+    engine.reset(seed=3)
+    obs = engine.observe()
+    both = four_aces_refill_turns_features(obs)
+    assert both.shape == (32, FOUR_ACES_REFILL_TURNS_SIZE)
+    assert feature_size("four_aces_refill_turns") == FOUR_ACES_REFILL_TURNS_SIZE
+    np.testing.assert_array_equal(both[:, :-MAX_TURNS], four_aces_refill_features(obs))
+    np.testing.assert_array_equal(both[:, -MAX_TURNS:],
+                                  four_aces_turns_features(obs)[:, -MAX_TURNS:])
