@@ -1,6 +1,6 @@
 """Pieces shared by the game engines: config validation and observation layouts.
 
-Nothing here imports an RL framework; the engines stay pure numpy.
+Nothing here imports an RL framework; the engines' state stays numpy arrays.
 """
 
 from __future__ import annotations

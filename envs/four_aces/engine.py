@@ -1,4 +1,4 @@
-"""Four Aces rules engine: pure numpy, a leading batch axis on every array (docs/rules.md G–K).
+"""Four Aces rules engine: numpy arrays with a leading batch axis (docs/rules.md G–K).
 
 One engine holds ``batch_size`` independent games in one :class:`FourAcesState`
 (:mod:`envs.four_aces.state`, ``engine.state``); a single game is a batch of one. No RL
@@ -24,6 +24,11 @@ Flow of a game (bookkeeping is never an agent action):
    ``episode="round"`` every episode is one round (its winners: highest round points).
 
 Actions: the table of :mod:`envs.four_aces.rules` (0..52 ``discard:<card>``, 53 ``draw``).
+
+One code path per rule, whatever the batch size: the turn (mask, step, the draws of the
+deal's fill) and the observation run as compiled loops over the games
+(:mod:`envs.four_aces.kernels`, numba); dealing and scoring (G2–G4, K1–K4) are numpy
+here, on the games that need them.
 
 Randomness is counter-based (envs.core): each game owns a 64-bit key; the dealer draw of
 round r is ``shuffled(key, 2r, FULL_DECK)`` and its deal ``shuffled(key, 2r + 1,
@@ -52,17 +57,15 @@ from envs.core import (
     random_keys,
     stable_argsort_rows,
 )
+from envs.four_aces import kernels
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.observation import (
-    HAND_DIVISOR,
-    JOKER_DIVISOR,
     LAYOUT,
-    MAX_SLOTS,
-    STOCK_DIVISOR,
-    encode,
     int8_error,
     observation_bounds,
     observation_scale,
+    observe_game,
+    observe_games,
 )
 from envs.four_aces.resample import check_one, game_rows, seeded_generator, select_games
 from envs.four_aces.resample import resample_many as resample_worlds
@@ -77,7 +80,6 @@ from envs.four_aces.rules import (
     DRAW,
     FULL_DECK,
     HAND_CARDS,
-    IS_ACE,
     NUM_ACTIONS,
     TABLE_CARDS,
 )
@@ -343,61 +345,25 @@ class FourAcesEngine(BatchEngine):
     # turns: H2, G6, G7, H4
     # ==================================================================================
     def _draw(self, g: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """The seats at flat rows ``rows`` (``game * P + seat``) of games ``g`` each take
-        the top card of their non-empty stock into the hand; a joker raises L (G7), four
-        aces (H4) are recorded in ``four_aces_now``. Returns bool [len(g)]: drew a joker."""
+        """The seats at flat rows ``rows`` (``game * P + seat``) of distinct games ``g``
+        each take the top card of their non-empty stock into the hand
+        (:func:`~envs.four_aces.kernels.draw_card`: a joker raises L, G7; four aces, H4,
+        are recorded in ``four_aces_now``). Returns bool [len(g)]: drew a joker."""
         st = self.state
-        hand = st.hand_rows
-        c = st.deal_order[g, st.stock_top[g]].astype(np.intp)
-        st.stock_top[g] += 1
-        hand[rows, c] += 1
-        st.hand_size_flat[rows] += 1
-        joker = c == JOKER
-        if joker.any():
-            st.hand_limit_flat[rows[joker]] += 1
-        ace = IS_ACE[c]
-        if ace.any():
-            ga, ra = g[ace], rows[ace]
-            four = (hand[ra[:, None], ACES] > 0).all(axis=1)
-            st.four_aces_now[ga[four]] = ra[four] - self._first_row[ga[four]]
+        g = np.asarray(g, dtype=np.intp)
+        joker = np.empty(len(g), dtype=bool)
+        kernels.draw_cards(g, rows - self._first_row[g], joker, st.deal_order, st.stock_top,
+                           st.hand, st.hand_size, st.hand_limit, st.four_aces_now)
         return joker
-
-    def _refill(self, g: np.ndarray, rows: np.ndarray) -> None:
-        """G6/G7 after a discard: the seats at flat rows ``rows`` of games ``g`` are one card
-        short of L and their stock is not empty (a round ends with the turn that empties
-        it, H3), so each takes one card; a joker raises L (G7), so its taker draws again
-        while the stock lasts and nobody has four aces (H4, ``four_aces_now``)."""
-        st = self.state
-        joker = self._draw(g, rows)
-        while joker.any():
-            g, rows = g[joker], rows[joker]
-            go_on = (st.stock_top[g] < DECK_SIZE) & (st.four_aces_now[g] < 0)
-            g, rows = g[go_on], rows[go_on]
-            if not len(g):
-                break
-            joker = self._draw(g, rows)
-
-    def _push_discard(self, g: np.ndarray, c: np.ndarray) -> None:
-        st = self.state
-        st.discard[g, st.discard_size[g]] = c
-        st.discard_size[g] += 1
-        st.discard_counts[g, c] += 1
 
     def legal_action_mask(self) -> np.ndarray:
         """bool [B, 54]: discard any card type in the hand; draw while the stock is not
-        empty (always at a turn's start, H3); all False where the game is over."""
-        if self.batch_size == 1:
-            return self._legal_action_mask_one()
-        return self._legal_action_mask_batch()
-
-    def _legal_action_mask_batch(self) -> np.ndarray:
+        empty (always at a turn's start, H3); all False where the game is over
+        (:func:`~envs.four_aces.kernels.legal_action_mask`)."""
         st = self.state
-        rows = self._first_row + np.maximum(st.current_player, 0)
         mask = np.empty((self.batch_size, NUM_ACTIONS), dtype=bool)
-        np.greater(st.hand_rows.take(rows, axis=0), 0, out=mask[:, DISCARD_OFFSET:DRAW])
-        mask[:, DRAW] = st.stock_top < DECK_SIZE
-        if st.game_over.any():
-            mask[st.game_over] = False
+        kernels.legal_action_mask(st.hand, st.current_player, st.stock_top, st.game_over,
+                                  mask)
         return mask
 
     def _check_actions(self, idx: np.ndarray, a: np.ndarray, rows: np.ndarray) -> None:
@@ -422,58 +388,28 @@ class FourAcesEngine(BatchEngine):
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
         """One turn (H2) in every live game (where ``active``, default all). Returns float32
-        [B, P] rewards earned by this step; see :class:`FourAcesEngine`."""
+        [B, P] rewards earned by this step; see :class:`FourAcesEngine`. An illegal action
+        raises ``ValueError`` naming it (and the game, in a batch) before anything changes.
+
+        The turns are played by :func:`~envs.four_aces.kernels.step_games` (H1–H4, G6,
+        G7); the games whose round ended are then scored here (:meth:`_end_round`,
+        K1–K4)."""
         B = self.batch_size
         actions = check_actions(actions, B)
         active = check_active(active, B)
-        if B == 1:
-            return self._step_one(actions, active)
-        return self._step_batch(actions, active)
-
-    def _step_batch(self, actions: np.ndarray, active: np.ndarray | None) -> np.ndarray:
-        """:meth:`step` of any batch, on index arrays (``actions``: int [B], checked)."""
-        B, P = self.batch_size, self.num_players
         st = self.state
-        live = ~st.game_over
-        if active is not None:
-            live &= active
-        idx = live.nonzero()[0]
-        a = actions[idx].astype(np.intp)
-        s = st.current_player[idx].astype(np.intp)
-        rows = self._first_row[idx] + s  # flat (game, seat) rows of the movers
-        self._check_actions(idx, a, rows)  # nothing has changed yet
-        rewards = np.zeros((B, P), dtype=np.float32)
-        st.deal_over[:] = False
-        if not len(idx):
-            return rewards
-        disc = a < DRAW
-        # H2 a: discard a card type (a joker too: L stays raised), then fill (G6/G7)
-        gd, rd, cd = idx[disc], rows[disc], a[disc] - DISCARD_OFFSET
-        st.hand_rows[rd, cd] -= 1
-        st.hand_size_flat[rd] -= 1
-        self._push_discard(gd, cd)
-        # H2 b: turn up the stock's top card; a joker goes into the hand (L + 1)
-        if len(gd) < len(idx):
-            gt, rt = idx[~disc], rows[~disc]
-            c = st.deal_order[gt, st.stock_top[gt]].astype(np.intp)
-            st.stock_top[gt] += 1
-            joker = c == JOKER
-            if joker.any():
-                rj = rt[joker]
-                st.hand_rows[rj, JOKER] += 1
-                st.hand_size_flat[rj] += 1
-                st.hand_limit_flat[rj] += 1
-            self._push_discard(gt[~joker], c[~joker])
-        if len(gd):
-            self._refill(gd, rd)  # G6/G7
-        # end of turn: H4 four aces, or H3 the stock became empty
-        ends = (st.four_aces_now[idx] >= 0) | (st.stock_top[idx] >= DECK_SIZE)
-        if ends.any():
-            go_on = ~ends
-            st.current_player[idx[go_on]] = (s[go_on] + 1) % P
-            self._end_round(idx[ends], rewards)
-        else:
-            st.current_player[idx] = (s + 1) % P
+        ended = np.empty(B, dtype=np.intp)
+        bad, n = kernels.step_games(
+            actions, active, ended, st.game_over, st.deal_over, st.current_player,
+            st.deal_order, st.stock_top, st.hand, st.hand_size, st.hand_limit, st.discard,
+            st.discard_size, st.discard_counts, st.four_aces_now)
+        if bad >= 0:  # nothing has changed
+            g = np.array([bad], dtype=np.intp)
+            self._check_actions(g, actions[g].astype(np.intp),
+                                self._first_row[g] + st.current_player[g])  # raises
+        rewards = np.zeros((B, self.num_players), dtype=np.float32)
+        if n:
+            self._end_round(ended[:n], rewards)
         return rewards
 
     # ==================================================================================
@@ -573,140 +509,28 @@ class FourAcesEngine(BatchEngine):
         B, P = self.batch_size, self.num_players
         out = observation_buffer(B, LAYOUT.size, dtype, out)
         check_out(out, B, LAYOUT.size, self._int8_error)
-        if seats is None:
-            seats = np.maximum(self.state.current_player, 0).astype(np.intp)
-        else:
+        if seats is not None:
             seats = check_seats(seats, B, P)
-        if B == 1 and out.dtype == np.float32:
-            self._observe_one(int(seats[0]), out[0])
-            return out
         self._observe_batch(seats, out)
         return out
 
-    def _observe_batch(self, seats: np.ndarray, out: np.ndarray) -> None:
-        """:meth:`observe` of any batch from ``seats`` (intp [B], valid) into ``out``."""
-        encode(self.state, self.config, seats, out)
+    def _observe_batch(self, seats: np.ndarray | None, out: np.ndarray) -> None:
+        """:meth:`observe` of any batch from ``seats`` (intp [B], valid; None: each game's
+        current player) into ``out`` (:func:`~envs.four_aces.observation.observe_games`)."""
+        st, cfg = self.state, self.config
+        observe_games(
+            seats, out, out.dtype == np.int8, cfg.target_points, cfg.round_limit,
+            st.current_player, st.rounds_played, st.totals, st.dealer, st.stock_top,
+            st.hand, st.hand_size, st.hand_limit, st.table, st.discard, st.discard_size,
+            st.discard_counts)
 
     def observe_one(self, seat: int, out: np.ndarray) -> None:
         """See :meth:`envs.core.BatchEngine.observe_one` (game 0, no argument checks)."""
-        self._observe_one(seat, out)
-
-    # ==================================================================================
-    # single-game fast paths
-    # ==================================================================================
-    # A batch of one (the PettingZoo environment, a human game, a replay) takes these
-    # paths: the same rules on Python scalars, without the index arrays whose fixed cost
-    # dominates a single game. Each equals its general path (``_legal_action_mask_batch``,
-    # ``_step_batch``, ``_observe_batch``) state field for state field and entry for
-    # entry. The tests cross-checking them:
-    # - tests/envs/four_aces/test_fast_paths.py: a batch of one against game 0 of a batch
-    #   of three, every state field; the observation against a per-game reference;
-    # - tests/envs/test_fast_paths.py: the same for both games; illegal actions change
-    #   nothing;
-    # - tests/envs/test_int8_and_sampler_fast_paths.py: observe_one against observe.
-    def _legal_action_mask_one(self) -> np.ndarray:
-        """:meth:`legal_action_mask` of a batch of one."""
-        st = self.state
-        mask = np.zeros((1, NUM_ACTIONS), dtype=bool)
-        if not st.game_over[0]:
-            np.greater(st.hand[0, st.current_player[0]], 0, out=mask[0, DISCARD_OFFSET:DRAW])
-            mask[0, DRAW] = st.stock_top[0] < DECK_SIZE
-        return mask
-
-    def _step_one(self, actions: np.ndarray, active: np.ndarray | None) -> np.ndarray:
-        """:meth:`step` of a batch of one: the same turn (H2, G6, G7, H3, H4)."""
-        st = self.state
-        rewards = np.zeros((1, self.num_players), dtype=np.float32)
-        if st.game_over[0] or (active is not None and not active[0]):
-            st.deal_over[0] = False
-            return rewards
-        a, s = int(actions[0]), int(st.current_player[0])
-        hand = st.hand[0, s]
-        stock_top = int(st.stock_top[0])
-        card = a - DISCARD_OFFSET
-        if not (0 <= card < NUM_CARDS and hand[card] > 0 or a == DRAW and stock_top < DECK_SIZE):
-            self._check_actions(np.zeros(1, np.intp), np.array([a]), np.array([s]))  # raises
-        st.deal_over[0] = False  # (after the check: a refused action changes nothing)
-        if a < DRAW:  # H2 a: discard, then fill to L (G6/G7)
-            hand[card] -= 1
-            st.hand_size[0, s] -= 1
-            self._push_discard_one(card)
-            joker = self._draw_one(s)
-            while joker and st.stock_top[0] < DECK_SIZE and st.four_aces_now[0] < 0:
-                joker = self._draw_one(s)
-        else:  # H2 b: turn up the stock's top card; a joker goes into the hand (L + 1)
-            c = int(st.deal_order[0, stock_top])
-            st.stock_top[0] = stock_top + 1
-            if c == JOKER:
-                hand[JOKER] += 1
-                st.hand_size[0, s] += 1
-                st.hand_limit[0, s] += 1
-            else:
-                self._push_discard_one(c)
-        if st.four_aces_now[0] >= 0 or st.stock_top[0] >= DECK_SIZE:  # H4, H3
-            self._end_round(np.zeros(1, np.intp), rewards)
-        else:
-            st.current_player[0] = (s + 1) % self.num_players
-        return rewards
-
-    def _draw_one(self, s: int) -> bool:
-        """:meth:`_draw` for seat ``s`` of game 0 of a batch of one; True: drew a joker."""
-        st = self.state
-        top = int(st.stock_top[0])
-        c = int(st.deal_order[0, top])
-        st.stock_top[0] = top + 1
-        hand = st.hand[0, s]
-        hand[c] += 1
-        st.hand_size[0, s] += 1
-        if c == JOKER:
-            st.hand_limit[0, s] += 1
-            return True
-        if IS_ACE[c] and (hand[ACES] > 0).all():
-            st.four_aces_now[0] = s
-        return False
-
-    def _push_discard_one(self, c: int) -> None:
-        """:meth:`_push_discard` of card ``c`` in game 0 of a batch of one."""
-        st = self.state
-        size = int(st.discard_size[0])
-        st.discard[0, size] = c
-        st.discard_size[0] = size + 1
-        st.discard_counts[0, c] += 1
-
-    def _observe_one(self, seat: int, out: np.ndarray) -> None:
-        """:func:`~envs.four_aces.observation.encode` of game 0 of a batch of one from
-        ``seat`` into ``out`` (float32 [D]): the same values in a dozen numpy calls."""
-        P = self.num_players
-        st = self.state
-        rel = self._relative[seat]
-        out.fill(0.0)
-        out[_SEG["num_players"][0] + P - 3] = 1.0
-        out[slice(*_SEG["hand"])] = st.hand[0, seat]
-        start = _SEG["tables"][0]
-        out[start : start + P * NUM_CARDS].reshape(P, NUM_CARDS)[...] = st.table[0].take(
-            rel, axis=0)
-        out[slice(*_SEG["discard_pile"])] = st.discard_counts[0]
-        top = int(st.discard[0, max(int(st.discard_size[0]) - 1, 0)])
-        if top >= 0:
-            out[_SEG["last_discard"][0] + top] = 1.0
-        rel = rel.tolist()
-        sizes, limits = st.hand_size[0].tolist(), st.hand_limit[0].tolist()
-        totals, target = st.totals[0].tolist(), self.config.target_points
-        jokers = (int(st.hand[0, seat, JOKER]) + sum(st.table[0, :, JOKER].tolist())
-                  + int(st.discard_counts[0, JOKER]))
-        dealer = [0.0] * MAX_SLOTS
-        dealer[(int(st.dealer[0]) - seat) % P] = 1.0
-        pad = [0.0] * (MAX_SLOTS - P)
-        # stock_size .. round_number are adjacent: one write
-        out[_SEG["stock_size"][0] : _SEG["round_number"][1]] = (
-            [(DECK_SIZE - int(st.stock_top[0])) / STOCK_DIVISOR]
-            + [sizes[r] / HAND_DIVISOR for r in rel] + pad
-            + [limits[r] / HAND_DIVISOR for r in rel] + pad
-            + [jokers / JOKER_DIVISOR]
-            + [totals[r] / target for r in rel] + pad
-            + dealer
-            + [int(st.rounds_played[0]) / self.config.round_limit]
-        )
+        st, cfg = self.state, self.config
+        observe_game(
+            0, seat, out, out.dtype == np.int8, cfg.target_points, cfg.round_limit,
+            st.rounds_played, st.totals, st.dealer, st.stock_top, st.hand, st.hand_size,
+            st.hand_limit, st.table, st.discard, st.discard_size, st.discard_counts)
 
     # ==================================================================================
     # copies and resampled worlds: what search agents play out (envs.four_aces.resample)
@@ -759,9 +583,3 @@ class FourAcesEngine(BatchEngine):
         engine._rng = copy.deepcopy(self._rng) if rng is None else rng
         return engine
 
-
-#: (start, stop) of each observation segment, as plain ints for :meth:`_observe_one`
-_SEG = {seg.name: (seg.start, seg.stop) for seg in LAYOUT}
-_TAIL = ("stock_size", "hand_sizes", "hand_limits", "jokers_seen", "scores", "dealer",
-         "round_number")
-assert [s.name for s in LAYOUT][-len(_TAIL):] == list(_TAIL)  # adjacent: one write

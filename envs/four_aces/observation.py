@@ -6,15 +6,14 @@ own hand, every table, the discard pile, the stock size, every hand size and L, 
 the dealer and the round. It is seat-relative: slot r is the seat r places to the left of
 the observer, i.e. seat ``(observer + r) mod P``; slots >= P stay zero.
 
-:func:`encode` writes one observation per game with a fixed number of numpy calls,
-whatever the batch size. The engine's single-game fast path writes the same values for a
-batch of one (:mod:`envs.four_aces.engine`, its section "single-game fast paths").
+:func:`observe_games` writes one observation per game in compiled code (numba, cached on
+disk), one game at a time (:func:`observe_game`), for a batch of any size (a batch of one
+included); :func:`encode` is that call on an engine's state.
 """
 
 from __future__ import annotations
 
-from functools import cache
-
+import numba
 import numpy as np
 
 from envs.cards import JOKER, NUM_CARDS
@@ -100,26 +99,81 @@ def observation_bounds(config: FourAcesConfig) -> tuple[float, float]:
             float(max(2.0, max_total / target)))
 
 
-# -- the batch encoder ---------------------------------------------------------------------
-#: (start, stop) of each observation segment, as plain ints for the hot path
-_SEGMENTS = {seg.name: (seg.start, seg.start + seg.size) for seg in LAYOUT}
-#: observation value of a hand size or limit (int8 index, n / 5 as the layout says)
-_FIFTHS = (np.arange(128) / HAND_DIVISOR).astype(np.float32)
-_CARD_IDS = np.arange(NUM_CARDS, dtype=np.int8)
-_SLOT_IDS = np.arange(MAX_SLOTS)
-_NUM_PLAYERS_ONE_HOT = {p: np.eye(3, dtype=np.int8)[p - MIN_PLAYERS]
-                        for p in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+# -- the encoder ----------------------------------------------------------------------------
+#: first column of each observation segment (numba freezes module globals: plain ints)
+_NUM_PLAYERS = LAYOUT.segments["num_players"].start
+_HAND = LAYOUT.segments["hand"].start
+_TABLES = LAYOUT.segments["tables"].start
+_DISCARD_PILE = LAYOUT.segments["discard_pile"].start
+_LAST_DISCARD = LAYOUT.segments["last_discard"].start
+_STOCK_SIZE = LAYOUT.segments["stock_size"].start
+_HAND_SIZES = LAYOUT.segments["hand_sizes"].start
+_HAND_LIMITS = LAYOUT.segments["hand_limits"].start
+_JOKERS_SEEN = LAYOUT.segments["jokers_seen"].start
+_SCORES = LAYOUT.segments["scores"].start
+_DEALER = LAYOUT.segments["dealer"].start
+_ROUND_NUMBER = LAYOUT.segments["round_number"].start
+_SIZE = LAYOUT.size
 
 
-@cache
-def _index_tables(batch_size: int, num_players: int) -> tuple[np.ndarray, np.ndarray]:
-    """The flat row ``game * P`` of each game's seat 0 [B], and the absolute seat of
-    relative slot r for observer seat s, ``relative[s, r]`` [P, P] (read only)."""
-    P = num_players
-    first_row = np.arange(batch_size, dtype=np.intp) * P
-    relative = (np.arange(P)[:, None] + np.arange(P)[None, :]) % P
-    first_row.flags.writeable = relative.flags.writeable = False
-    return first_row, relative
+@numba.njit(cache=True)
+def _fraction(n: int, divisor: int, integers: bool) -> float:
+    """An observation entry ``n / divisor``: the float64 quotient (which the float32 row
+    rounds once, as numpy does), or ``n`` itself for the int8 row."""
+    if integers:
+        return float(n)
+    return n / divisor
+
+
+@numba.njit(cache=True)
+def observe_game(g: int, seat: int, row: np.ndarray, integers: bool, target_points: int,
+                 round_limit: int, rounds_played: np.ndarray, totals: np.ndarray,
+                 dealer: np.ndarray, stock_top: np.ndarray, hand: np.ndarray,
+                 hand_size: np.ndarray, hand_limit: np.ndarray, table: np.ndarray,
+                 discard: np.ndarray, discard_size: np.ndarray,
+                 discard_counts: np.ndarray) -> None:
+    """Write game ``g``'s observation from ``seat`` into ``row`` (float32 or int8 [D]),
+    every entry; ``integers``: the int8 row (the integers of the fractional entries).
+    Slot r is the seat r places to the left of ``seat``; slots >= P stay 0."""
+    P = hand.shape[1]
+    for k in range(_SIZE):
+        row[k] = 0
+    row[_NUM_PLAYERS + P - MIN_PLAYERS] = 1
+    for c in range(NUM_CARDS):
+        row[_HAND + c] = hand[g, seat, c]  # own hand only
+        row[_DISCARD_PILE + c] = discard_counts[g, c]
+    jokers = np.int64(hand[g, seat, JOKER]) + discard_counts[g, JOKER]
+    for r in range(P):
+        other = (seat + r) % P
+        for c in range(NUM_CARDS):
+            row[_TABLES + r * NUM_CARDS + c] = table[g, other, c]
+        jokers += table[g, r, JOKER]
+        row[_HAND_SIZES + r] = _fraction(hand_size[g, other], HAND_DIVISOR, integers)
+        row[_HAND_LIMITS + r] = _fraction(hand_limit[g, other], HAND_DIVISOR, integers)
+        row[_SCORES + r] = _fraction(totals[g, other], target_points, integers)
+    top = discard[g, max(discard_size[g] - 1, 0)]
+    if top >= 0:
+        row[_LAST_DISCARD + top] = 1
+    row[_STOCK_SIZE] = _fraction(DECK_SIZE - stock_top[g], STOCK_DIVISOR, integers)
+    row[_JOKERS_SEEN] = _fraction(jokers, JOKER_DIVISOR, integers)
+    row[_DEALER + (dealer[g] - seat) % P] = 1
+    row[_ROUND_NUMBER] = _fraction(rounds_played[g], round_limit, integers)
+
+
+@numba.njit(cache=True)
+def observe_games(seats: np.ndarray | None, out: np.ndarray, integers: bool,
+                  target_points: int, round_limit: int, current_player: np.ndarray,
+                  rounds_played: np.ndarray, totals: np.ndarray, dealer: np.ndarray,
+                  stock_top: np.ndarray, hand: np.ndarray, hand_size: np.ndarray,
+                  hand_limit: np.ndarray, table: np.ndarray, discard: np.ndarray,
+                  discard_size: np.ndarray, discard_counts: np.ndarray) -> None:
+    """:func:`observe_game` of every game into ``out`` [B, D] from ``seats[g]``, or
+    (``seats`` None) from its current player (seat 0 once the game is over)."""
+    for g in range(out.shape[0]):
+        seat = max(current_player[g], 0) if seats is None else seats[g]
+        observe_game(g, seat, out[g], integers, target_points, round_limit, rounds_played,
+                     totals, dealer, stock_top, hand, hand_size, hand_limit, table, discard,
+                     discard_size, discard_counts)
 
 
 def encode(state: FourAcesState, config: FourAcesConfig, seats: np.ndarray,
@@ -127,43 +181,10 @@ def encode(state: FourAcesState, config: FourAcesConfig, seats: np.ndarray,
     """Write the observation of every game from ``seats`` (int [B], valid seats) into
     ``out`` (float32 or int8 [B, D], C-contiguous), every entry. An int8 ``out`` gets the
     integers of the fractional entries (cards left, hand sizes, jokers, totals, rounds):
-    see :func:`observation_scale`."""
-    B, P = state.hand.shape[:2]
-    first_row, relative = _index_tables(B, P)
-    int8 = out.dtype == np.int8
-    seat_rows = first_row + seats  # flat row of each observer
-    slot_rows = first_row[:, None] + relative[seats]  # [B, P] each slot
-    out[:, slice(*_SEGMENTS["num_players"])] = _NUM_PLAYERS_ONE_HOT[P]
-    hand = state.hand_rows
-    out[:, slice(*_SEGMENTS["hand"])] = hand.take(seat_rows, axis=0)  # (take: faster)
-    start, stop = _SEGMENTS["tables"]
-    tables = state.table_rows.take(slot_rows.reshape(-1), axis=0)
-    out[:, start : start + P * NUM_CARDS] = tables.reshape(B, P * NUM_CARDS)
-    out[:, start + P * NUM_CARDS : stop] = 0.0
-    out[:, slice(*_SEGMENTS["discard_pile"])] = state.discard_counts
-    top = state.discard.reshape(-1).take(  # the pile's top card; -1: empty
-        first_row // P * DECK_SIZE + np.maximum(state.discard_size - 1, 0))
-    np.equal(top[:, None], _CARD_IDS, out=out[:, slice(*_SEGMENTS["last_discard"])])
-    left = DECK_SIZE - state.stock_top
-    out[:, _SEGMENTS["stock_size"][0]] = left if int8 else left / STOCK_DIVISOR
-    for name, values in (
-        ("hand_sizes", state.hand_size_flat),
-        ("hand_limits", state.hand_limit_flat),
-    ):
-        start, stop = _SEGMENTS[name]
-        out[:, start : start + P] = values[slot_rows] if int8 else _FIFTHS[values[slot_rows]]
-        out[:, start + P : stop] = 0.0
-    jokers = (
-        hand[seat_rows, JOKER].astype(np.int32)
-        + np.einsum("bp->b", state.table[:, :, JOKER])  # (faster than sum(axis=1))
-        + state.discard_counts[:, JOKER]
-    )
-    out[:, _SEGMENTS["jokers_seen"][0]] = jokers if int8 else jokers / JOKER_DIVISOR
-    start, stop = _SEGMENTS["scores"]
-    totals = state.totals.reshape(-1)[slot_rows]
-    out[:, start : start + P] = totals if int8 else totals / config.target_points
-    out[:, start + P : stop] = 0.0
-    dealer_slot = (state.dealer - seats) % P
-    np.equal(dealer_slot[:, None], _SLOT_IDS, out=out[:, slice(*_SEGMENTS["dealer"])])
-    rounds = state.rounds_played
-    out[:, _SEGMENTS["round_number"][0]] = rounds if int8 else rounds / config.round_limit
+    see :func:`observation_scale`. Written by the compiled :func:`observe_games`."""
+    observe_games(
+        np.ascontiguousarray(seats, dtype=np.intp), out, out.dtype == np.int8,
+        config.target_points, config.round_limit, state.current_player,
+        state.rounds_played, state.totals, state.dealer, state.stock_top, state.hand,
+        state.hand_size, state.hand_limit, state.table, state.discard, state.discard_size,
+        state.discard_counts)

@@ -1,8 +1,8 @@
-"""Four Aces engine hot paths against plain references: the vectorised observation
-(observation.encode) and the single-game fast paths (the engine's section "single-game
-fast paths") against a per-game observation and the general batch step, the G2 dealer
-shortcut against the full shuffled draw, and copies of an engine staying consistent (its
-flat views are made on use)."""
+"""Four Aces engine hot paths against plain references: the observation (the compiled
+kernel of envs.four_aces.kernels, for a batch of one and of many) against a per-game
+observation, a batch of one against game 0 of a larger batch (step, mask, observation,
+every state field), the G2 dealer shortcut against the full shuffled draw, and copies of
+an engine staying consistent (its flat views are made on use)."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def reference_observation(e: FourAcesEngine, game: int, seat: int) -> np.ndarray
 @pytest.mark.parametrize("num_players", [3, 4, 5])
 @pytest.mark.parametrize("batch_size", [1, 16])
 def test_observation_matches_per_game_reference(num_players, batch_size):
-    """Batch 16: observation.encode; batch 1: the engine's single-game observation."""
+    """Batch 16 and batch 1 (``observe`` and ``observe_one``) against the reference."""
     B = batch_size
     e = FourAcesEngine(FourAcesConfig(num_players=num_players, episode="match"), B)
     e.reset(seed=num_players)
@@ -76,8 +76,8 @@ def test_observation_matches_per_game_reference(num_players, batch_size):
                                      ("match", "win", "rotate"),
                                      ("match", "relative", "ace_of_spades"))])
 def test_batch_of_one_equals_game_zero_of_a_batch(options):
-    """The single-game step, mask and observation leave every state field and give every
-    output exactly as the general paths do for game 0 of a batch of three."""
+    """A batch of one leaves every state field and gives every output (step, mask,
+    observation, result) exactly as game 0 of a batch of three does."""
     cfg = FourAcesConfig(**options)
     one, many = FourAcesEngine(cfg, 1), FourAcesEngine(cfg, 3)
     one.reset(game_seeds=[7])

@@ -104,7 +104,7 @@ def test_clone_selects_rows_in_order_with_repeats():
     one = e.clone([4])
     actions = random_actions(one, np.random.default_rng(5))
     c.step(np.repeat(actions, 2))
-    one.step(actions)  # (batch of one: the single-game fast path)
+    one.step(actions)  # (a batch of one)
     for k, v in c.state.arrays().items():
         assert np.array_equal(v[0], v[1]) and np.array_equal(v[0], getattr(one.state, k)[0]), k
 
