@@ -1,4 +1,4 @@
-"""Abracadabra rules engine: pure numpy, batch-first, no RL framework.
+"""Abracadabra rules engine: batch-first, no RL framework; numba kernels and numpy.
 
 Rules (docs/rules.md A–M, cited by id below). After the deal (B) every bidding player, from the
 left of the dealer, bids a number of tricks and stakes the ante (C1–C2); the highest bid,
@@ -10,8 +10,8 @@ with exactly T tricks (F2). Hitters score the bonus, everyone scores tricks and 
 of bid-rank T (S1–S3); the pot goes to the hitters or carries over (S4). A match runs until
 ``target_points`` (M1–M3).
 
-Phases (:class:`~.rules.Phase`), one small legal-action function and one transition
-function each:
+Phases (:class:`~.rules.Phase`), one legal-action rule and one step function each
+(:mod:`.kernels`):
 
 ======  ==============================================================================
 phase   decision
@@ -27,15 +27,15 @@ OVER    the episode has ended (no actions)
 
 The games are :attr:`AbracadabraEngine.state`, an :class:`~.state.AbracadabraState` of
 fixed-shape arrays with one row per game; the constants and rule tables are :mod:`.rules`
-and the observation encoder is :mod:`.observation`. Every transition is vectorised over the
-games of the batch in that phase (index arrays and ``np.where``); there is no per-game
-Python loop on the step/observe/mask path. A batch of one (what the AEC environment drives)
-takes the single-game fast paths gathered at the end of the class.
+and the observation is :mod:`.observation`. One code path per rule, whatever the batch
+size (a batch of one is what the AEC environment drives): the step of each decision phase,
+the legal-action mask and the observation run as compiled loops over the games
+(:mod:`.kernels` and :func:`.observation.observe_games`, numba, cached on disk); dealing
+(B) and the end of a deal (S1–S4, M1–M3) are numpy here, on the games that need them.
 
 Card sets (hands, cards played, cards shown) are ``uint64`` bit sets, bit ``c`` for card
 index ``c``: playing a card is one ``&=``, "must follow suit" is one ``&`` with a
-precomputed suit set (:data:`~.rules.FOLLOW_BITS`), and the observation unpacks them in one
-call.
+precomputed suit set (:data:`~.rules.FOLLOW_BITS`).
 
 Chips: every bidding player stakes ``ante`` (C2); the declarer adds ``ante`` (``multiple``)
 or ``raise_increment`` (``add``) per shown card (D2). At the end of a deal the pot is split
@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.cards import CARD_NAMES, JOKER, NUM_CARDS, SUIT_OF, names, parse_card
+from envs.cards import CARD_NAMES, JOKER, SUIT_OF, names, parse_card
 from envs.core import (
     BatchEngine,
     check_actions,
@@ -65,30 +65,22 @@ from envs.core import (
     stable_argsort_rows,
 )
 
+from . import kernels
 from .config import AbracadabraConfig
-from .observation import LAYOUT, ObservationEncoder, int8_error, observation_scale
-from .resample import copy_generator, game_rows, generator_for, resample_state, take_games
-from .rules import (
-    ACTION_NAMES,
-    BID_OFFSET,
-    BID_VALUE,
-    CALL,
-    CARD_BIT,
-    FOLLOW_BITS,
-    NO_CALL,
-    NUM_ACTIONS,
-    PHASE_NAMES,
-    PLAY_OFFSET,
-    SHOW_OFFSET,
-    STOP,
-    TRICK_STRENGTH,
-    Phase,
+from .observation import (
+    LAYOUT,
+    VARIANT_ORDER,
+    encode,
+    int8_error,
+    observation_scale,
+    observe_game,
 )
+from .resample import copy_generator, game_rows, generator_for, resample_state, take_games
+from .rules import ACTION_NAMES, CARD_BIT, NUM_ACTIONS, PHASE_NAMES, Phase
 from .state import AbracadabraState, unpack_cards
 
 # Phases: numpy inspects an IntEnum member as a possible array before using it as a number
-# (a slow path on every call), so numpy expressions compare and store ``Phase.X.value``; the
-# single-game paths compare Python ints (``phase.item(0)``) with the members.
+# (a slow path on every call), so numpy expressions store ``Phase.X.value``.
 
 _DEALER_COUNTER = np.uint64(2**63 + 12345)  # hash counter of the first-dealer draw (B1)
 
@@ -127,12 +119,8 @@ class AbracadabraEngine(BatchEngine):
         self._raise = config.ante if config.raise_mode == "multiple" else config.raise_increment
         self._auto_call = config.call_mode == "auto"
         self._deals_limit = config.deals_limit
-        self._next_hand = ((np.arange(H) + 1) % H).astype(np.int8)  # E1: clockwise
-        self._rows = np.arange(B)
-        self._row_h = self._rows * H  # flat offset of each game's row in a [B, H] array
+        self._variant = VARIANT_ORDER.index(config.variant)  # the observation's one-hot
         self._rng = np.random.default_rng()
-        self._mask_cache: np.ndarray | None = None
-        self._encoder = ObservationEncoder(config, B)  # per-variant column tables
 
     # -- the driver API beyond BatchEngine's: state arrays, read only ----------------------
     @property
@@ -187,7 +175,6 @@ class AbracadabraEngine(BatchEngine):
         s.dealer[g] = np.minimum((u[:n, 0] * self.num_players).astype(np.int64),
                                      self.num_players - 1)  # B1: drawn at random
         self._deal(g, u[n:])
-        self._mask_cache = None
 
     def _deal(self, g: np.ndarray, uniforms: np.ndarray | None = None) -> None:
         """Shuffle and deal the current deal of games ``g`` (B2) and open the bidding.
@@ -280,7 +267,6 @@ class AbracadabraEngine(BatchEngine):
         if parsed is not None:
             self._lay_out(game, parsed, lo)
         self._start_deal(g)
-        self._mask_cache = None
 
     def set_deal(self, game: int, hands: list[list[str]], leftover: str | None = None) -> None:
         """Replace the cards of ``game``'s current deal before anyone has bid (e.g. the
@@ -291,7 +277,6 @@ class AbracadabraEngine(BatchEngine):
             raise ValueError("set_deal is only allowed before the first bid of a deal")
         parsed, lo = self._parse_deal(hands, leftover)
         self._lay_out(game, parsed, lo)
-        self._mask_cache = None
 
     def _lay_out(self, game: int, parsed: list[list[int]], leftover: int) -> None:
         self.state.hand_bits[game] = [CARD_BIT[row].sum() for row in parsed]
@@ -347,268 +332,54 @@ class AbracadabraEngine(BatchEngine):
         return parsed, lo
 
     # ===================================================================================
-    # legal actions, one small function per phase
+    # legal actions and the decision phases: compiled, one game at a time (.kernels)
     # ===================================================================================
     def legal_action_mask(self) -> np.ndarray:
-        """bool [B, 123]: the legal actions of each game's player to act."""
-        return self._legal_mask().copy()
-
-    def _legal_mask(self) -> np.ndarray:
-        """The mask of the current state, computed once per state (do not modify it)."""
-        if self._mask_cache is None:
-            self._mask_cache = self._legal_one() if self.batch_size == 1 else self._legal_batch()
-        return self._mask_cache
-
-    def _legal_batch(self) -> np.ndarray:
-        """bool [B, 123]: the legal actions of every game, one function per phase."""
-        phase = self.state.phase
-        mask = np.zeros((self.batch_size, NUM_ACTIONS), bool)
-        counts = np.bincount(phase, minlength=len(Phase))
-        # most steps are card plays: that one is computed for the whole batch at once
-        if counts[Phase.PLAY.value]:
-            self._legal_play(mask)
-        for ph, fill in (
-            (Phase.BID.value, self._legal_bid),
-            (Phase.SHOW.value, self._legal_show),
-            (Phase.CALL.value, self._legal_call),
-        ):
-            if counts[ph]:
-                fill(np.flatnonzero(phase == ph), mask)
+        """bool [B, 123]: the legal actions of each game's player to act, by its phase:
+        a bid 0..cards_each (C1), show a held card not yet shown or stop (D1), call or not
+        (F1), a card following the suit led if able (E2, B3); none once over
+        (:func:`~.kernels.legal_action_mask`)."""
+        s = self.state
+        mask = np.empty((self.batch_size, NUM_ACTIONS), bool)
+        kernels.legal_action_mask(self.cards_each, s.phase, s.declarer, s.hand_bits,
+                                  s.shown_bits, s.trick, s.leader, s.to_play, s.trump, mask)
         return mask
 
-    def _legal_bid(self, g: np.ndarray, mask: np.ndarray) -> None:
-        """C1: any number of tricks 0..cards_each."""
-        mask[g, BID_OFFSET : BID_OFFSET + self.cards_each + 1] = True
-
-    def _legal_show(self, g: np.ndarray, mask: np.ndarray) -> None:
-        """D1: show any held card not yet shown, or stop."""
-        s = self.state
-        held = s.hand_bits[g, s.declarer[g]] & ~s.shown_bits[g]
-        mask[g, SHOW_OFFSET : SHOW_OFFSET + NUM_CARDS] = unpack_cards(held)
-        mask[g, STOP] = True
-
-    def _legal_call(self, g: np.ndarray, mask: np.ndarray) -> None:
-        """F1: say it or let the chance go."""
-        mask[g, CALL] = True
-        mask[g, NO_CALL] = True
-
-    def _legal_play(self, mask: np.ndarray) -> None:
-        """E2: follow the suit led if able (the joker is a trump, B3); else any card.
-        Computed for every game (the ones not in PLAY get an empty set)."""
-        s = self.state
-        row_h = self._row_h
-        hand = s.hand_bits.reshape(-1).take(row_h + s.to_play)  # junk if not PLAY
-        led_card = s.trick.reshape(-1).take(row_h + s.leader)  # -1: leading
-        suit_row = (s.trump.astype(np.intp) + 1) * (NUM_CARDS + 1)
-        follow = hand & FOLLOW_BITS.reshape(-1).take(suit_row + led_card + 1)
-        legal = np.where(follow != 0, follow, hand)
-        legal[s.phase != Phase.PLAY.value] = 0
-        mask[:, PLAY_OFFSET : PLAY_OFFSET + NUM_CARDS] = unpack_cards(legal)
-
-    # ===================================================================================
-    # transitions, one small function per phase
-    # ===================================================================================
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
         """Apply one action per game; see :class:`~envs.core.BatchEngine`. Returns float32
-        [B, P] rewards (every seat's, when a deal or the match ends)."""
+        [B, P] rewards (every seat's, when a deal or the match ends). An illegal action
+        raises ``ValueError`` naming it (and the game, in a batch) before anything changes.
+
+        Each live game's decision is played by :func:`~.kernels.step_games` (C1–C3, D1–D2,
+        E1–E4, F1); the games whose deal ended are then scored here (:meth:`_finish_deal`,
+        S1–S4, M1–M3)."""
         B = self.batch_size
         actions = check_actions(actions, B)
         active = check_active(active, B)
-        if B == 1:
-            return self._step_one(actions, active)
-        return self._step_batch(actions, active)
-
-    def _step_batch(self, actions: np.ndarray, active: np.ndarray | None) -> np.ndarray:
-        """:meth:`step` of checked int64 ``actions`` [B]: every game of a phase at once."""
-        B, s = self.batch_size, self.state
-        act = ~s.game_over
-        if active is not None:
-            act &= active
-        self._check_legal(actions, act)
-
+        s = self.state
+        ended = np.empty(B, np.intp)
+        bad, n = kernels.step_games(
+            actions, active, ended, self.cards_each, self.config.ante, self._raise,
+            self._auto_call, s.game_over, s.deal_over, s.phase, s.current_player, s.dealer,
+            s.hand_bits, s.trump, s.bids, s.num_bids, s.declarer, s.target, s.shown_bits,
+            s.num_shown, s.stakes, s.pot, s.played_bits, s.void_bits, s.trick,
+            s.trick_size, s.leader, s.to_play, s.dummy_ctrl, s.tricks_won, s.tricks_done,
+            s.rank_cards, s.called)
+        if bad >= 0:  # nothing has changed
+            self._illegal(bad, int(actions[bad]))
         rewards = np.zeros((B, self.num_players), np.float32)
-        s.deal_over.fill(False)
-        finished = np.zeros(B, bool)
-        # each game makes exactly one transition, chosen by its phase before the step
-        phase = np.where(act, s.phase, Phase.OVER.value)
-        counts = np.bincount(phase, minlength=len(Phase))
-        for ph, apply in (
-            (Phase.BID.value, self._step_bid),
-            (Phase.SHOW.value, self._step_show),
-            (Phase.CALL.value, self._step_call),
-            (Phase.PLAY.value, self._step_play),
-        ):
-            if counts[ph]:
-                g = np.flatnonzero(phase == ph)
-                apply(g, actions[g], finished)
-        if finished.any():
-            self._finish_deal(np.flatnonzero(finished), rewards)
-        self._mask_cache = None
+        if n:
+            self._finish_deal(ended[:n], rewards)
         return rewards
 
-    def _check_legal(self, actions: np.ndarray, act: np.ndarray) -> None:
-        if not act.any():
-            return
-        clipped = np.clip(actions, 0, NUM_ACTIONS - 1)
-        legal = self._legal_mask().reshape(-1).take(self._rows * NUM_ACTIONS + clipped)
-        legal &= clipped == actions  # in range
-        bad = act > legal  # acting, and not legal
-        if bad.any():
-            b = int(np.argmax(bad))
-            a = int(actions[b])
-            name = repr(ACTION_NAMES[a]) if 0 <= a < NUM_ACTIONS else f"{a} (out of range)"
-            where = f" in game {b}" if self.batch_size > 1 else ""
-            s = self.state
-            raise ValueError(f"illegal action {name}{where}: phase is "
-                             f"{PHASE_NAMES[s.phase[b]]!r}, seat {s.current_player[b]} "
-                             "to act; nothing was changed")
-
-    def _step_bid(self, g: np.ndarray, a: np.ndarray, finished: np.ndarray) -> None:
-        """C1–C3: record the bid and its stake; after the last bid, name the declarer."""
+    def _illegal(self, game: int, a: int) -> None:
+        """Raise the ``ValueError`` of illegal action ``a`` in ``game``."""
+        name = repr(ACTION_NAMES[a]) if 0 <= a < NUM_ACTIONS else f"{a} (out of range)"
+        where = f" in game {game}" if self.batch_size > 1 else ""
         s = self.state
-        P = self.num_players
-        seat = s.current_player[g].astype(np.int64)
-        at = g * P + seat  # flat index of the bidder's [B, P] entries
-        s.bids.reshape(-1)[at] = a - BID_OFFSET
-        s.stakes.reshape(-1)[at] += self.config.ante  # C2
-        s.pot[g] += self.config.ante
-        s.num_bids[g] += 1
-        s.current_player[g] = (seat + 1) % P
-        done = g[s.num_bids[g] == P]
-        if len(done):
-            # C3: highest bid; argmax over bidding order gives ties to the first bidder
-            order = (s.dealer[done, None].astype(np.int64) + 1 + np.arange(P)) % P
-            in_order = s.bids[done[:, None], order]
-            first = np.argmax(in_order, axis=1)
-            declarer = order[np.arange(len(done)), first]
-            s.declarer[done] = declarer
-            s.target[done] = in_order.max(axis=1)
-            s.phase[done] = Phase.SHOW.value
-            s.current_player[done] = declarer
-
-    def _step_show(self, g: np.ndarray, a: np.ndarray, finished: np.ndarray) -> None:
-        """D1–D2: a shown card raises the declarer's stake; ``stop`` ends the showing."""
-        s = self.state
-        stop = a == STOP
-        show = g[~stop]
-        if len(show):
-            s.shown_bits[show] |= CARD_BIT[a[~stop] - SHOW_OFFSET]
-            s.num_shown[show] += 1
-            s.stakes[show, s.declarer[show]] += self._raise  # D2
-            s.pot[show] += self._raise
-        done = g[stop]
-        if len(done):
-            zero = s.target[done] == 0
-            if self._auto_call:
-                s.called[done[zero]] = True  # F1 auto: every bidding player says it
-                self._start_play(done)
-            else:
-                self._start_play(done[~zero])
-                c = done[zero]  # F1, T = 0: calls before the first lead, from the declarer
-                s.phase[c] = Phase.CALL.value
-                s.current_player[c] = s.declarer[c]
-
-    def _start_play(self, g: np.ndarray) -> None:
-        """E1: the declarer leads the first trick."""
-        s = self.state
-        s.phase[g] = Phase.PLAY.value
-        s.leader[g] = s.declarer[g]
-        s.to_play[g] = s.declarer[g]
-        s.dummy_ctrl[g] = s.declarer[g]  # E4: the leader plays for the dummy
-        s.current_player[g] = s.declarer[g]
-
-    def _step_call(self, g: np.ndarray, a: np.ndarray, finished: np.ndarray) -> None:
-        """F1: record the decision; the chance is gone either way."""
-        s = self.state
-        seat = s.current_player[g].astype(np.int64)
-        s.called[g, seat] = a == CALL
-        before_lead = s.tricks_done[g] == 0
-        # T = 0: the next bidding player decides; after the last one the declarer leads
-        pre = g[before_lead]
-        nxt = (seat[before_lead] + 1) % self.num_players
-        last = nxt == s.declarer[pre]
-        s.current_player[pre[~last]] = nxt[~last]
-        self._start_play(pre[last])
-        # after the T-th trick: play on (the caller leads) or the deal is over
-        post = g[~before_lead]
-        over = s.tricks_done[post] == self.cards_each
-        finished[post[over]] = True
-        on = post[~over]
-        s.phase[on] = Phase.PLAY.value
-        s.current_player[on] = self._controller(on, s.to_play[on])
-
-    def _controller(self, g: np.ndarray, hand: np.ndarray) -> np.ndarray:
-        """The seat choosing hand ``hand``'s card: its owner, or for the dummy the seat
-        controlling it this trick (E4)."""
-        if not self.has_dummy:
-            return hand
-        return np.where(hand < self.num_players, hand, self.state.dummy_ctrl[g]).astype(np.int8)
-
-    def _step_play(self, g: np.ndarray, a: np.ndarray, finished: np.ndarray) -> None:
-        """E1–E4: play the card; when the trick is complete, give it to its winner."""
-        s = self.state
-        card = a - PLAY_OFFSET
-        bit = CARD_BIT[card]
-        hand = s.to_play[g]
-        at = g * self.num_hands + hand  # flat index of the hand's [B, H] entries
-        # the void record (E2, B3): not following the led effective suit shows it is gone
-        led = s.trick.reshape(-1)[g * self.num_hands + s.leader[g]]  # -1: leading
-        follow = FOLLOW_BITS.reshape(-1).take(
-            (s.trump[g].astype(np.intp) + 1) * (NUM_CARDS + 1) + led + 1)
-        s.void_bits.reshape(-1)[at] |= np.where(follow & bit, np.uint64(0), follow)
-        s.hand_bits.reshape(-1)[at] &= ~bit
-        s.played_bits.reshape(-1)[at] |= bit
-        s.shown_bits[g] &= ~bit  # a shown card stays face up only until played (D1)
-        s.trick.reshape(-1)[at] = card
-        size = s.trick_size[g] + 1
-        s.trick_size[g] = size
-        nxt = self._next_hand[hand]  # E1: clockwise (a complete trick: see _end_trick)
-        s.to_play[g] = nxt
-        s.current_player[g] = self._controller(g, nxt)
-        complete = size == self.num_hands
-        if complete.any():
-            self._end_trick(g[complete], finished)
-
-    def _end_trick(self, g: np.ndarray, finished: np.ndarray) -> None:
-        """E3: the joker, else the highest trump, else the highest card of the suit led
-        wins; the winner leads next. F1: a player reaching T tricks may call."""
-        s = self.state
-        P, H = self.num_players, self.num_hands
-        trick = s.trick[g]  # [n, H], all cards present
-        led = s.trick.reshape(-1)[g * H + s.leader[g]]
-        row = (s.trump[g].astype(np.intp) + 1) * NUM_CARDS + led  # TRICK_STRENGTH row
-        strength = TRICK_STRENGTH.reshape(-1).take(row[:, None] * NUM_CARDS + trick)
-        winner = strength.argmax(axis=1)
-        at = g * H + winner  # flat index of the winner's [B, H] entries
-        won = s.tricks_won.reshape(-1)[at] + 1
-        s.tricks_won.reshape(-1)[at] = won
-        done = s.tricks_done[g] + 1
-        s.tricks_done[g] = done
-        target = s.target[g]
-        of_rank = (BID_VALUE[trick] == target[:, None]).view(np.int8)  # [n, H] of 0/1
-        s.rank_cards.reshape(-1)[at] += np.einsum("ij->i", of_rank)  # (a fast row sum)
-        if self.has_dummy:
-            # E4: the winner (a player) controls the dummy; when the dummy leads, the seat
-            # that did not control it in the trick just played does
-            other = (s.dummy_ctrl[g] + 1) % P
-            s.dummy_ctrl[g] = np.where(winner < P, winner, other)
-        s.trick[g] = -1
-        s.trick_size[g] = 0
-        s.leader[g] = winner
-        s.to_play[g] = winner
-        s.current_player[g] = self._controller(g, winner)
-        # F1: the T-th trick (T >= 1 here, since the winner has taken one)
-        reached = (winner < P) & (won == target)
-        last = done == self.cards_each
-        if self._auto_call:
-            r = reached.nonzero()[0]
-            s.called[g[r], winner[r]] = True
-            finished[g[last]] = True
-        else:
-            c = g[reached]
-            s.phase[c] = Phase.CALL.value
-            s.current_player[c] = winner[reached]
-            finished[g[last & ~reached]] = True
+        raise ValueError(f"illegal action {name}{where}: phase is "
+                         f"{PHASE_NAMES[s.phase[game]]!r}, seat {s.current_player[game]} "
+                         "to act; nothing was changed")
 
     def _finish_deal(self, g: np.ndarray, rewards: np.ndarray) -> None:
         """S1–S4 scoring; M1–M3 match end; otherwise the next deal (dealer passes left)."""
@@ -686,25 +457,34 @@ class AbracadabraEngine(BatchEngine):
         """float32 [B, layout.size] from each game's ``seats`` (default: the seat to act,
         seat 0 once over), seat-relative: the observer is player slot 0. Only what that
         seat may know: own hand, the dummy's face-up hand, shown cards, public history.
-        Built by :class:`~.observation.ObservationEncoder`. ``out`` (float32 or int8
+        Written by :func:`~.observation.observe_games`. ``out`` (float32 or int8
         [B, D], C-contiguous): written in full and returned instead of a fresh array.
         ``dtype=np.int8`` or an int8 ``out``: the integer observation, which times
         :attr:`observation_scale` is the float32 one (``episode="deal"`` only)."""
         B, P = self.batch_size, self.num_players
         out = observation_buffer(B, self.layout.size, dtype, out)
         check_out(out, B, self.layout.size, self._int8_error)
-        if seats is None:
-            seats = np.maximum(self.state.current_player, 0).astype(np.intp)
-        else:
+        if seats is not None:
             seats = check_seats(seats, B, P)
-        if B == 1 and out.dtype == np.float32:
-            self.observe_one(int(seats[0]), out[0])
-            return out
         return self._observe_batch(seats, out)
 
-    def _observe_batch(self, seats: np.ndarray, out: np.ndarray | None) -> np.ndarray:
-        """:meth:`observe` of checked ``seats`` (int [B]) by the batch encoder."""
-        return self._encoder.encode(self.state, seats, out)
+    def _observe_batch(self, seats: np.ndarray | None, out: np.ndarray) -> np.ndarray:
+        """:meth:`observe` of any batch from ``seats`` (int [B], valid; None: each game's
+        seat to act) into ``out`` (:func:`~.observation.observe_games`)."""
+        encode(self.state, self.config, seats, out)
+        return out
+
+    def observe_one(self, seat: int, out: np.ndarray) -> None:
+        """See :meth:`envs.core.BatchEngine.observe_one` (game 0, no argument checks):
+        :func:`~.observation.observe_game`, the code of every observation."""
+        s, cfg = self.state, self.config
+        observe_game(
+            0, seat, out, out.dtype == np.int8, self._variant, self.cards_each,
+            cfg.target_points, 10.0 * cfg.ante, self._deals_limit, cfg.episode == "match",
+            s.phase, s.current_player, s.dealer, s.hand_bits, s.leftover, s.trump, s.bids,
+            s.declarer, s.target, s.shown_bits, s.num_shown, s.played_bits, s.trick,
+            s.leader, s.to_play, s.dummy_ctrl, s.tricks_won, s.tricks_done, s.called,
+            s.totals, s.pot, s.deals_done)
 
     # ===================================================================================
     # results and inspection
@@ -749,120 +529,6 @@ class AbracadabraEngine(BatchEngine):
         arrays = {name: array.copy() for name, array in s.arrays().items()}
         arrays.update(hands=s.hands(), played=s.played(), shown=s.shown())
         return arrays
-
-    # ===================================================================================
-    # single-game fast paths: a batch of one (what the AEC environment drives), on numpy
-    # and Python scalars instead of index arrays; numpy's per-call cost dominates there.
-    # Each computes exactly what the batch path above computes; cross-checked, array for
-    # array, by tests/envs/test_fast_paths.py (batch of one vs game 0 of a batch) and
-    # tests/envs/abracadabra/test_fast_paths.py. The observation's part is
-    # ObservationEncoder.encode_one (envs/abracadabra/observation.py).
-    # ===================================================================================
-    def _step_one(self, actions: np.ndarray, active: np.ndarray | None) -> np.ndarray:
-        """:meth:`step` for a batch of one: the same transition functions, without the
-        phase dispatch over index arrays (numpy's per-call cost dominates here)."""
-        s = self.state
-        rewards = np.zeros((1, self.num_players), np.float32)
-        act = not s.game_over[0]
-        if active is not None:
-            act = act and bool(active[0])
-        if act:
-            a = int(actions[0])
-            if not (0 <= a < NUM_ACTIONS and self._legal_mask()[0, a]):
-                self._check_legal(actions, np.ones(1, bool))  # raises, naming the action
-        s.deal_over[0] = False  # (after the check: a refused action changes nothing)
-        if act:
-            finished = np.zeros(1, bool)
-            phase = s.phase.item(0)
-            if phase == Phase.PLAY:
-                self._play_one(a - PLAY_OFFSET, finished)
-            else:
-                transition = (self._step_bid, self._step_show, self._step_call)[phase]
-                transition(self._rows, actions, finished)
-            if finished[0]:
-                self._finish_deal(self._rows, rewards)
-        self._mask_cache = None
-        return rewards
-
-    def _play_one(self, card: int, finished: np.ndarray) -> None:
-        """:meth:`_step_play` of a batch of one, on numpy scalars."""
-        s = self.state
-        bit = CARD_BIT[card]
-        hand = s.to_play[0]
-        # the void record, on Python ints (card is one; row 0's flat index is the leader)
-        follow = FOLLOW_BITS.item(s.trump.item(0) + 1, s.trick.item(s.leader.item(0)) + 1)
-        if follow and not follow >> card & 1:  # (follow is 0 when leading)
-            s.void_bits[0, hand] |= np.uint64(follow)
-        s.hand_bits[0, hand] &= ~bit
-        s.played_bits[0, hand] |= bit
-        s.shown_bits[0] &= ~bit
-        s.trick[0, hand] = card
-        size = s.trick_size[0] + 1
-        s.trick_size[0] = size
-        nxt = self._next_hand[hand]
-        s.to_play[0] = nxt
-        s.current_player[0] = (nxt if not self.has_dummy or nxt < self.num_players
-                                  else s.dummy_ctrl[0])
-        if size == self.num_hands:
-            self._end_trick_one(finished)
-
-    def _end_trick_one(self, finished: np.ndarray) -> None:
-        """:meth:`_end_trick` of a batch of one, on Python scalars."""
-        s = self.state
-        P = self.num_players
-        trick = s.trick[0]  # all cards present
-        strength = TRICK_STRENGTH[s.trump[0] + 1, trick[s.leader[0]]].take(trick)
-        winner = int(strength.argmax())
-        won = int(s.tricks_won[0, winner]) + 1
-        s.tricks_won[0, winner] = won
-        done = int(s.tricks_done[0]) + 1
-        s.tricks_done[0] = done
-        target = int(s.target[0])
-        s.rank_cards[0, winner] += int(np.count_nonzero(BID_VALUE.take(trick) == target))
-        controller = winner
-        if self.has_dummy:  # E4, as in _end_trick
-            if winner >= P:
-                s.dummy_ctrl[0] = (int(s.dummy_ctrl[0]) + 1) % P
-                controller = int(s.dummy_ctrl[0])
-            else:
-                s.dummy_ctrl[0] = winner
-        trick.fill(-1)
-        s.trick_size[0] = 0
-        s.leader[0] = winner
-        s.to_play[0] = winner
-        s.current_player[0] = controller
-        reached = winner < P and won == target  # F1
-        if self._auto_call:
-            if reached:
-                s.called[0, winner] = True
-            finished[0] = done == self.cards_each
-        elif reached:
-            s.phase[0] = Phase.CALL.value
-            s.current_player[0] = winner
-        else:
-            finished[0] = done == self.cards_each
-
-    def _legal_one(self) -> np.ndarray:
-        """:meth:`_legal_batch` of a batch of one; a card play (most steps) on numpy
-        scalars, as :meth:`_legal_play` does for a whole batch."""
-        s = self.state
-        mask = np.zeros((1, NUM_ACTIONS), bool)
-        phase = s.phase.item(0)
-        if phase == Phase.PLAY:
-            hand = s.hand_bits[0, s.to_play[0]]
-            led_card = s.trick[0, s.leader[0]]
-            legal = int(hand & FOLLOW_BITS[s.trump[0] + 1, led_card + 1]) or int(hand)
-            packed = np.frombuffer(legal.to_bytes(8, "little"), np.uint8)
-            mask[0, PLAY_OFFSET : PLAY_OFFSET + NUM_CARDS] = np.unpackbits(
-                packed, count=NUM_CARDS, bitorder="little")
-        elif phase != Phase.OVER:
-            fill = (self._legal_bid, self._legal_show, self._legal_call)[phase]
-            fill(self._rows, mask)
-        return mask
-
-    def observe_one(self, seat: int, out: np.ndarray) -> None:
-        """See :meth:`envs.core.BatchEngine.observe_one` (game 0, no argument checks)."""
-        self._encoder.encode_one(self.state, seat, out)
 
     # ===================================================================================
     # copies and resampled worlds (search agents): thin wrappers over .resample

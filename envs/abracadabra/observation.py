@@ -1,30 +1,22 @@
-"""Abracadabra observations: the layout (an interface) and its fast, table-driven encoder.
+"""Abracadabra observations: the layout (an interface), the scale of the int8 observation
+and the encoder of a batch.
 
 An observation is seat-relative: the observer is player slot 0, the other players follow
-clockwise, the dummy (``two_dummy``) keeps the slot after the players. The encoder writes
-one observation per game of the batch with a fixed, small number of numpy calls whatever
-the batch size, and no per-game Python loop:
+clockwise, the dummy (``two_dummy``) keeps the slot after the players. It holds only what
+the observer may know: own hand, the dummy's face-up hand, shown cards, public history.
 
-1. the 0/1 part of each row is built as bits, twelve 64-bit words per game (column ``c``
-   is bit ``c % 64`` of word ``c // 64``): card sets (own hand, dummy hand, shown cards,
-   cards played per relative hand) are ``uint64`` bit sets in the state, shifted into
-   place; every one-hot entry is looked up in a table precomputed per variant (indexed by
-   the observer seat and the state value, "none" first so that the state's -1 is index
-   0) that gives its bit in each word it can fall in;
-2. the words are unpacked to bytes with one ``np.unpackbits``, the counts are put in their
-   columns, and the rows are copied into the result at once (int8), or converted to
-   float32 in one pass and the fractional entries written last.
-
-Gathers use flat indices (``array.reshape(-1).take(row * width + column)``): numpy's
-fancy indexing with two index arrays costs several times more.
-
-The encoder reads the public fields of :class:`~envs.abracadabra.state.AbracadabraState`.
-``tests/envs/abracadabra/test_observation.py`` keeps the plain segment-by-segment encoder
+:func:`observe_games` writes one observation per game in compiled code (numba, cached on
+disk), one game at a time (:func:`observe_game`), for a batch of any size (a batch of one
+included; no allocation, no reference counting: ``_nrt=False``, see
+:mod:`envs.abracadabra.kernels`); :func:`encode` is that call on an engine's state. The
+encoder reads the public fields of :class:`~envs.abracadabra.state.AbracadabraState`;
+``tests/envs/abracadabra/test_observation.py`` keeps a plain segment-by-segment encoder
 as the reference and checks that both agree entry for entry.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from envs.cards import NUM_CARDS
@@ -73,24 +65,6 @@ def _build_layout() -> ObservationLayout:
 
 LAYOUT = _build_layout()
 assert LAYOUT.size == 755, "the observation layout changed: bump the env version"
-_COL = {seg.name: seg.start for seg in LAYOUT}
-# hand, dummy_hand and shown are adjacent: one copy writes the three card sets
-assert _COL["dummy_hand"] == _COL["hand"] + NUM_CARDS == _COL["shown"] - NUM_CARDS
-
-#: the segments from tricks_won to deal_number: adjacent, all written after the conversion
-_TAIL_NAMES = ("tricks_won", "tricks_played", "called", "scores", "pot", "deal_number")
-_TAIL, _TAIL_STOP = _COL["tricks_won"], LAYOUT.segments["deal_number"].stop
-_T = {name: _COL[name] - _TAIL for name in _TAIL_NAMES}  # offsets inside the tail
-assert sum(LAYOUT.segments[n].size for n in _TAIL_NAMES) == _TAIL_STOP - _TAIL
-
-#: The column the one-hot column tables give to entries that are off: ``shown_count``,
-#: never a one-hot column; the bit tables made from them (:func:`_word_bits`, and the
-#: Python integers of ``encode_one``) give such entries no bit at all.
-SINK = _COL["shown_count"]
-_PACKED_BYTES = -(-LAYOUT.size // 8)  # encode_one: the 0/1 part as bytes of 8 columns
-_WORDS = -(-LAYOUT.size // 64)  # encode: the 0/1 part of a row as 64-bit words
-_BLOCK = 1024  # encode: games unpacked at a time (about 0.8 MB of bytes: stays in cache)
-
 
 def observation_scale(cfg) -> np.ndarray:
     """float32 [755]: the scale of every column of the int8 observation (see
@@ -134,234 +108,168 @@ def slot_tables(num_players: int, num_hands: int) -> tuple[np.ndarray, np.ndarra
     return hand_at_slot, slot_of_hand
 
 
-def _none_first(table: np.ndarray) -> np.ndarray:
-    """``table`` [..., n] with a first entry ``SINK`` along its last axis, flattened: the
-    entry of (row, value) is at ``row * (n + 1) + value + 1``, and a value of -1 (the
-    state's "none") turns the one-hot entry off."""
-    pad = np.full((*table.shape[:-1], 1), SINK, np.int64)
-    return np.concatenate([pad, table], axis=-1).reshape(-1)
 
 
-def _word_bits(col_table: np.ndarray) -> list[tuple[int, np.ndarray]]:
-    """A one-hot column table (flat; ``SINK``: off) as bits: ``(word, bits)`` for every
-    64-bit word its columns fall in, ``bits[i]`` the bit of entry ``i`` in that word (0
-    when the entry is off or in another word)."""
-    cols = np.asarray(col_table, np.int64).reshape(-1)
-    on = cols != SINK
-    tables = []
-    for word in np.unique(cols[on] // 64).tolist():
-        here = on & (cols // 64 == word)
-        bit = np.left_shift(np.uint64(1), (cols % 64).astype(np.uint64))
-        tables.append((word, np.where(here, bit, np.uint64(0))))
-    return tables
+# -- the encoder ----------------------------------------------------------------------------
+#: first column of each observation segment (numba freezes module globals: plain ints)
+_VARIANT = LAYOUT.segments["variant"].start
+_HAND = LAYOUT.segments["hand"].start
+_DUMMY_HAND = LAYOUT.segments["dummy_hand"].start
+_SHOWN = LAYOUT.segments["shown"].start
+_LEFTOVER = LAYOUT.segments["leftover"].start
+_TRUMP_SUIT = LAYOUT.segments["trump_suit"].start
+_PHASE = LAYOUT.segments["phase"].start
+_DEALER = LAYOUT.segments["dealer"].start
+_BIDS_COL = LAYOUT.segments["bids"].start
+_DECLARER = LAYOUT.segments["declarer"].start
+_TARGET = LAYOUT.segments["target"].start
+_SHOWN_COUNT = LAYOUT.segments["shown_count"].start
+_PLAYED = LAYOUT.segments["played"].start
+_TRICK = LAYOUT.segments["trick"].start
+_TRICK_LEADER = LAYOUT.segments["trick_leader"].start
+_ACTING_HAND = LAYOUT.segments["acting_hand"].start
+_TRICKS_WON = LAYOUT.segments["tricks_won"].start
+_TRICKS_PLAYED = LAYOUT.segments["tricks_played"].start
+_CALLED = LAYOUT.segments["called"].start
+_SCORES = LAYOUT.segments["scores"].start
+_POT = LAYOUT.segments["pot"].start
+_DEAL_NUMBER = LAYOUT.segments["deal_number"].start
+_DUMMY_CONTROL = LAYOUT.segments["dummy_control"].start
+_SIZE = LAYOUT.size
+_NO_TRUMP = 4  #: the trump_suit column of "no trump" (C, D, H, S first)
+_PLAY, _OVER = int(Phase.PLAY), int(Phase.OVER)
+_ONE = np.uint64(1)
 
 
-def _place(words: np.ndarray, card_sets: np.ndarray, col: int) -> None:
-    """OR the 53-bit ``card_sets`` (uint64 [B]) into ``words`` ([words, B]) from column
-    ``col`` on (card ``c`` at column ``col + c``)."""
-    word, shift = divmod(col, 64)
-    words[word] |= card_sets << np.uint64(shift)
-    if shift + NUM_CARDS > 64:
-        words[word + 1] |= card_sets >> np.uint64(64 - shift)
+@numba.njit(cache=True, _nrt=False)
+def _fraction(n: int, divisor: float, integers: bool) -> float:
+    """An observation entry ``n / divisor``: the float64 quotient (which the float32 row
+    rounds once, as numpy does), or ``n`` itself for the int8 row."""
+    if integers:
+        return n
+    return n / divisor
 
 
-class ObservationEncoder:
-    """Column tables of one variant; :meth:`encode` builds a batch of observations."""
+@numba.njit(cache=True, _nrt=False)
+def _put_cards(row: np.ndarray, start: int, cards: np.uint64) -> None:
+    """Columns ``start + c`` of ``row`` get the 0/1 membership of card ``c`` in the card
+    set ``cards`` (uint64, bit ``c``)."""
+    for c in range(NUM_CARDS):
+        row[start + c] = (cards >> np.uint64(c)) & _ONE
 
-    def __init__(self, cfg: AbracadabraConfig, batch_size: int):
-        B, P, H = batch_size, cfg.num_players, cfg.num_hands
-        self.batch_size = B
-        self.num_players, self.num_hands, self.cards_each = P, H, cfg.cards_each
-        self.has_dummy = H > P
-        self.match = cfg.episode == "match"
-        self.target_points = cfg.target_points
-        self.pot_scale = 10.0 * cfg.ante
-        self.deals_limit = cfg.deals_limit
-        hand_at, slot_of = slot_tables(P, H)
-        self.hand_at_t = np.ascontiguousarray(hand_at.T)  # [slot, observer]
-        rel_seat = (np.arange(P)[None, :] - np.arange(P)[:, None]) % P  # [observer, seat]
-        # -- one-hot column tables, "none" first (see _none_first) ----------------------
-        self.variant_col = _COL["variant"] + VARIANT_ORDER.index(cfg.variant)
-        self.leftover_col = _none_first(_COL["leftover"] + np.arange(NUM_CARDS))  # [card]
-        self.trump_col = _COL["trump_suit"] + np.array([4, 0, 1, 2, 3])  # [trump], none: 4
-        # [phase]: the phase values are the one-hot positions; OVER turns it off
-        self.phase_col = _none_first(_COL["phase"] + np.arange(Phase.OVER))[
-            [*range(1, Phase.OVER + 1), 0]]
-        self.target_col = _none_first(_COL["target"] + np.arange(_BIDS))  # [T]
-        # tables by observer seat: [observer, seat] or [observer, hand]
-        self.dealer_col = _none_first(_COL["dealer"] + rel_seat)
-        self.declarer_col = _none_first(_COL["declarer"] + rel_seat)
-        self.dummy_ctrl_col = _none_first(_COL["dummy_control"] + rel_seat)
-        self.leader_col = _none_first(_COL["trick_leader"] + slot_of)
-        # a seat is also a hand, and for players slot_of[o, s] is the relative player slot
-        self.acting_col = _none_first(_COL["acting_hand"] + slot_of)
-        # tables by relative slot: [player slot, bid] and [hand slot, card]
-        self.bid_col = _none_first(
-            _COL["bids"] + _BIDS * np.arange(P)[:, None] + np.arange(_BIDS)[None, :])
-        self.trick_col = _none_first(
-            _COL["trick"] + NUM_CARDS * np.arange(H)[:, None] + np.arange(NUM_CARDS)[None, :])
-        self.bid_row = (_BIDS + 1) * np.arange(P)[:, None] + 1  # + bid: index into bid_col
-        self.trick_row = (NUM_CARDS + 1) * np.arange(H)[:, None] + 1  # + card: trick_col
-        # the same tables as bits in the 64-bit words of a row (encode)
-        self.bits = {name: _word_bits(getattr(self, name + "_col")) for name in (
-            "leftover", "trump", "phase", "target", "dealer", "declarer", "dummy_ctrl",
-            "leader", "acting", "bid", "trick")}
-        self.base_words = np.zeros(_WORDS, np.uint64)  # the bits every row has: variant
-        self.base_words[self.variant_col // 64] = np.uint64(1) << np.uint64(
-            self.variant_col % 64)
-        # flat row offsets of [B, P] and [B, H] state arrays
-        rows = np.arange(B)
-        self.row_p, self.row_h = rows * P, rows * H
-        # -- the same tables as Python lists, for encode_one (a batch of one) -------------
-        self.hand_at_list = hand_at.tolist()  # [observer][slot] -> hand
-        # one-hot tables as Python integers: the entry's bit (1 << column), 0 when off
-        self.one_bits = {name: [0 if c == SINK else 1 << c for c in getattr(
-            self, name + "_col").tolist()] for name in (
-            "leftover", "trump", "phase", "target", "dealer", "declarer", "dummy_ctrl",
-            "leader", "acting", "bid", "trick")}
-        self.variant_bit = 1 << self.variant_col
-        self.bid_row_list = self.bid_row[:, 0].tolist()
-        self.trick_row_list = self.trick_row[:, 0].tolist()
 
-    def encode(self, s: AbracadabraState, seats: np.ndarray,
-               out: np.ndarray | None = None) -> np.ndarray:
-        """float32 [B, 755]: the observation of each game of ``s`` from ``seats`` (int [B]), written
-        into ``out`` (every entry) when given, else into a fresh array. An int8 ``out``
-        gets the integer observation (see :func:`observation_scale`): the 0/1 part and the
-        counts are assembled as bytes and copied into it, and no float32 array is made."""
-        B, P, H, E = self.batch_size, self.num_players, self.num_hands, self.cards_each
-        int8 = out is not None and out.dtype == np.int8
-        # Per-slot quantities are laid out [slot, B] (slot-major): every row is contiguous
-        hand_at = self.hand_at_t.take(seats, axis=1)  # [H, B]: hand seen at each slot
-        by_hand = hand_at + self.row_h  # [H, B]: flat indices of [B, H] arrays, by slot
-        by_player = hand_at[:P] + self.row_p  # [P, B]: flat indices of [B, P] arrays
-        by_seat = seats * (P + 1) + 1  # + seat: index into a table by [observer, seat]
-        by_hand_of = seats * (H + 1) + 1  # + hand: index into a table by [observer, hand]
+@numba.njit(cache=True, _nrt=False)
+def _slot(hand: int, seat: int, num_players: int) -> int:
+    """The relative slot of ``hand`` for observer ``seat``: players rotated (the observer
+    is slot 0), the dummy keeps its index (:func:`slot_tables`)."""
+    return (hand - seat) % num_players if hand < num_players else hand
 
-        # -- the 0/1 part as bits: words[w, g] holds columns 64w .. 64w + 63 of game g ----
-        words = np.empty((_WORDS, B), np.uint64)
-        words[...] = self.base_words[:, None]
-        # card sets: own hand, dummy hand, shown; cards played per relative hand
-        _place(words, s.hand_bits.reshape(-1).take(by_hand[0]), _COL["hand"])
-        if self.has_dummy:
-            _place(words, s.hand_bits[:, P], _COL["dummy_hand"])
-        _place(words, s.shown_bits, _COL["shown"])
-        played = s.played_bits.reshape(-1).take(by_hand)  # [H, B]
-        for slot in range(H):
-            _place(words, played[slot], _COL["played"] + slot * NUM_CARDS)
-        # one-hot entries: (table, index [B] or [slots, B]); the hand acting: in PLAY the
-        # hand whose card is next (maybe the dummy), else the seat to act
-        acting = np.where(s.phase == Phase.PLAY.value, s.to_play, s.current_player)
-        one_hots = [
-            ("leftover", s.leftover + 1),
-            ("trump", s.trump + 1),
-            ("phase", s.phase),
-            ("dealer", by_seat + s.dealer),
-            ("declarer", by_seat + s.declarer),
-            ("target", s.target + 1),
-            ("bid", self.bid_row + s.bids.reshape(-1).take(by_player)),  # [P, B]
-            ("trick", self.trick_row + s.trick.reshape(-1).take(by_hand)),  # [H, B]
-        ]
-        live_only = [("leader", by_hand_of + s.leader), ("acting", by_hand_of + acting)]
-        if self.has_dummy:
-            live_only.append(("dummy_ctrl", by_seat + s.dummy_ctrl))
-        for name, index in one_hots:
-            for word, bits in self.bits[name]:
-                found = bits.take(index)
-                words[word] |= found if found.ndim == 1 else np.bitwise_or.reduce(found)
-        live = np.where(s.phase == Phase.OVER.value, np.uint64(0), ~np.uint64(0))  # off once over
-        for name, index in live_only:
-            for word, bits in self.bits[name]:
-                words[word] |= bits.take(index) & live
-        words = np.ascontiguousarray(words.T)  # [B, words]: each game's bits together
 
-        # -- the counts: shown_count, and the adjacent tricks_won .. deal_number ----------
-        if int8:  # integers; float32: the fractions (see observation_scale)
-            shown = s.num_shown
-            tail = np.zeros((B, _TAIL_STOP - _TAIL), np.int8)
-            tail[:, _T["tricks_won"] : _T["tricks_won"] + H] = (
-                s.tricks_won.reshape(-1).take(by_hand).T)
-            tail[:, _T["tricks_played"]] = s.tricks_done
-            tail[:, _T["called"] : _T["called"] + P] = s.called.reshape(-1).take(by_player).T
-            tail[:, _T["scores"] : _T["scores"] + P] = s.totals.reshape(-1).take(by_player).T
-            tail[:, _T["pot"]] = s.pot  # (deal_number: 0, int8 needs episode="deal")
-        else:
-            shown = s.num_shown / E
-            tail = np.zeros((B, _TAIL_STOP - _TAIL), np.float32)
-            tail[:, _T["tricks_won"] : _T["tricks_won"] + H] = (
-                s.tricks_won.reshape(-1).take(by_hand).T / E)
-            tail[:, _T["tricks_played"]] = s.tricks_done / E
-            tail[:, _T["called"] : _T["called"] + P] = s.called.reshape(-1).take(by_player).T
-            tail[:, _T["scores"] : _T["scores"] + P] = (
-                s.totals.reshape(-1).take(by_player).T / self.target_points)
-            tail[:, _T["pot"]] = s.pot / self.pot_scale
-            if self.match:
-                tail[:, _T["deal_number"]] = s.deals_done / self.deals_limit
+@numba.njit(cache=True, _nrt=False)
+def observe_game(g: int, seat: int, row: np.ndarray, integers: bool, variant: int,
+                 cards_each: int, target_points: int, pot_scale: float, deals_limit: int,
+                 match: bool, phase: np.ndarray, current_player: np.ndarray,
+                 dealer: np.ndarray, hand_bits: np.ndarray, leftover: np.ndarray,
+                 trump: np.ndarray, bids: np.ndarray, declarer: np.ndarray,
+                 target: np.ndarray, shown_bits: np.ndarray, num_shown: np.ndarray,
+                 played_bits: np.ndarray, trick: np.ndarray, leader: np.ndarray,
+                 to_play: np.ndarray, dummy_ctrl: np.ndarray, tricks_won: np.ndarray,
+                 tricks_done: np.ndarray, called: np.ndarray, totals: np.ndarray,
+                 pot: np.ndarray, deals_done: np.ndarray) -> None:
+    """Write game ``g``'s observation from ``seat`` into ``row`` (float32 or int8 [755]),
+    every entry; ``integers``: the int8 row (the integers of the fractional entries, see
+    :func:`observation_scale`). ``variant``: the position of the config's variant in
+    :data:`VARIANT_ORDER`; ``pot_scale``: 10 * ante; ``match``: ``episode="match"``. A
+    one-hot of a "none" (-1) stays all zero; the trick leader, the acting hand and the
+    dummy's controller are zeros once the episode is over."""
+    P, H = bids.shape[1], hand_bits.shape[1]
+    for k in range(_SIZE):
+        row[k] = 0
+    row[_VARIANT + variant] = 1
+    # card sets: own hand, the dummy's face-up hand (E4), shown cards (D1)
+    _put_cards(row, _HAND, hand_bits[g, seat])
+    if H > P:
+        _put_cards(row, _DUMMY_HAND, hand_bits[g, P])
+    _put_cards(row, _SHOWN, shown_bits[g])
+    if leftover[g] >= 0:  # B2
+        row[_LEFTOVER + leftover[g]] = 1
+    row[_TRUMP_SUIT + (_NO_TRUMP if trump[g] < 0 else trump[g])] = 1  # B2, B3
+    ph = phase[g]
+    if ph != _OVER:
+        row[_PHASE + ph] = 1
+    if dealer[g] >= 0:  # B1
+        row[_DEALER + (dealer[g] - seat) % P] = 1
+    for slot in range(P):  # C1: bids by relative player slot
+        bid = bids[g, (seat + slot) % P]
+        if bid >= 0:
+            row[_BIDS_COL + slot * (MAX_BID + 1) + bid] = 1
+    if declarer[g] >= 0:  # C3
+        row[_DECLARER + (declarer[g] - seat) % P] = 1
+    if target[g] >= 0:
+        row[_TARGET + target[g]] = 1
+    row[_SHOWN_COUNT] = _fraction(num_shown[g], cards_each, integers)  # D2
+    # per relative hand slot: cards played this deal, the card in the trick, tricks won
+    for slot in range(H):
+        hand = (seat + slot) % P if slot < P else slot
+        _put_cards(row, _PLAYED + slot * NUM_CARDS, played_bits[g, hand])
+        card = trick[g, hand]
+        if card >= 0:
+            row[_TRICK + slot * NUM_CARDS + card] = 1
+        row[_TRICKS_WON + slot] = _fraction(tricks_won[g, hand], cards_each, integers)
+    if ph != _OVER:
+        if leader[g] >= 0:
+            row[_TRICK_LEADER + _slot(leader[g], seat, P)] = 1
+        acting = to_play[g] if ph == _PLAY else current_player[g]  # (maybe the dummy)
+        if acting >= 0:
+            row[_ACTING_HAND + _slot(acting, seat, P)] = 1
+        if H > P and dummy_ctrl[g] >= 0:  # E4
+            row[_DUMMY_CONTROL + (dummy_ctrl[g] - seat) % P] = 1
+    row[_TRICKS_PLAYED] = _fraction(tricks_done[g], cards_each, integers)
+    for slot in range(P):  # F1 calls and M1 totals by relative player slot
+        other = (seat + slot) % P
+        row[_CALLED + slot] = called[g, other]
+        row[_SCORES + slot] = _fraction(totals[g, other], target_points, integers)
+    row[_POT] = _fraction(pot[g], pot_scale, integers)  # S4
+    if match:  # M3 (int8 needs episode="deal": 0 there)
+        row[_DEAL_NUMBER] = _fraction(deals_done[g], deals_limit, integers)
 
-        # -- unpacked and written block by block: a block's bytes stay in the CPU cache
-        # between the unpacking, the copy and the counts (a few calls per block) ----------
-        if out is None:
-            out = np.empty((B, LAYOUT.size), np.float32)
-        rows_out = out.view(np.uint8) if int8 else out  # (int8: the same bytes)
-        for start in range(0, B, _BLOCK):
-            block = slice(start, start + _BLOCK)
-            rows = np.unpackbits(words[block].view(np.uint8), bitorder="little")
-            rows_out[block] = rows.reshape(-1, 64 * _WORDS)[:, : LAYOUT.size]
-            out[block, _COL["shown_count"]] = shown[block]
-            out[block, _TAIL:_TAIL_STOP] = tail[block]
-        return out
 
-    def encode_one(self, s: AbracadabraState, seat: int, out: np.ndarray) -> None:
-        """:meth:`encode` for a batch of one (game 0, observer ``seat``) into ``out``
-        (float32 [755]): the same values, from Python scalars. The 0/1 part is built as
-        one Python integer of 755 bits (bit ``c``: column ``c`` is 1; a one-hot entry is
-        a table lookup, a card set its uint64 shifted to its segment) and unpacked into
-        ``out`` at once: a handful of numpy calls instead of sixty (numpy's per-call cost
-        dominates a batch of one)."""
-        P, H, E = self.num_players, self.num_hands, self.cards_each
-        t = self.one_bits
-        hand_at = self.hand_at_list[seat]
-        phase = s.phase.item(0)
-        by_seat, by_hand = seat * (P + 1) + 1, seat * (H + 1) + 1
-        bids, trick = s.bids[0].tolist(), s.trick[0].tolist()
-        bits = (self.variant_bit
-                | t["leftover"][s.leftover.item(0) + 1]
-                | t["trump"][s.trump.item(0) + 1]
-                | t["phase"][phase]
-                | t["dealer"][by_seat + s.dealer.item(0)]
-                | t["declarer"][by_seat + s.declarer.item(0)]
-                | t["target"][s.target.item(0) + 1])
-        bid_bits, bid_row = t["bid"], self.bid_row_list
-        for slot in range(P):
-            bits |= bid_bits[bid_row[slot] + bids[hand_at[slot]]]
-        trick_bits, trick_row = t["trick"], self.trick_row_list
-        for slot in range(H):
-            bits |= trick_bits[trick_row[slot] + trick[hand_at[slot]]]
-        if phase != Phase.OVER:
-            acting = s.to_play.item(0) if phase == Phase.PLAY else s.current_player.item(0)
-            bits |= t["leader"][by_hand + s.leader.item(0)] | t["acting"][by_hand + acting]
-            if self.has_dummy:
-                bits |= t["dummy_ctrl"][by_seat + s.dummy_ctrl.item(0)]
-        # own hand, dummy hand (if any), shown, cards played by slot: shifted card sets
-        hands, played = s.hand_bits[0].tolist(), s.played_bits[0].tolist()
-        hand_col, played_col = _COL["hand"], _COL["played"]
-        bits |= hands[seat] << hand_col | s.shown_bits.item(0) << (hand_col + 2 * NUM_CARDS)
-        if self.has_dummy:
-            bits |= hands[P] << (hand_col + NUM_CARDS)
-        for slot in range(H):
-            bits |= played[hand_at[slot]] << (played_col + slot * NUM_CARDS)
-        packed = np.frombuffer(bits.to_bytes(_PACKED_BYTES, "little"), np.uint8)
-        out[:] = np.unpackbits(packed, count=LAYOUT.size, bitorder="little")
+@numba.njit(cache=True, _nrt=False)
+def observe_games(seats: np.ndarray | None, out: np.ndarray, integers: bool, variant: int,
+                  cards_each: int, target_points: int, pot_scale: float, deals_limit: int,
+                  match: bool, phase: np.ndarray, current_player: np.ndarray,
+                  dealer: np.ndarray, hand_bits: np.ndarray, leftover: np.ndarray,
+                  trump: np.ndarray, bids: np.ndarray, declarer: np.ndarray,
+                  target: np.ndarray, shown_bits: np.ndarray, num_shown: np.ndarray,
+                  played_bits: np.ndarray, trick: np.ndarray, leader: np.ndarray,
+                  to_play: np.ndarray, dummy_ctrl: np.ndarray, tricks_won: np.ndarray,
+                  tricks_done: np.ndarray, called: np.ndarray, totals: np.ndarray,
+                  pot: np.ndarray, deals_done: np.ndarray) -> None:
+    """:func:`observe_game` of every game into ``out`` [B, 755] from ``seats[g]``, or
+    (``seats`` None) from the seat to act (seat 0 once the episode is over)."""
+    for g in range(out.shape[0]):
+        seat = max(current_player[g], 0) if seats is None else seats[g]
+        observe_game(g, seat, out[g], integers, variant, cards_each, target_points,
+                     pot_scale, deals_limit, match, phase, current_player, dealer,
+                     hand_bits, leftover, trump, bids, declarer, target, shown_bits,
+                     num_shown, played_bits, trick, leader, to_play, dummy_ctrl,
+                     tricks_won, tricks_done, called, totals, pot, deals_done)
 
-        out[_COL["shown_count"]] = s.num_shown.item(0) / E
-        won, called = s.tricks_won[0].tolist(), s.called[0].tolist()
-        totals, tp = s.totals[0].tolist(), self.target_points
-        pad_h, pad_p = [0.0] * (MAX_SLOTS - H), [0.0] * (MAX_SLOTS - P)
-        out[_TAIL:_TAIL_STOP] = (
-            [won[h] / E for h in hand_at] + pad_h
-            + [s.tricks_done.item(0) / E]
-            + [float(called[h]) for h in hand_at[:P]] + pad_p
-            + [totals[h] / tp for h in hand_at[:P]] + pad_p
-            + [s.pot.item(0) / self.pot_scale]
-            + [s.deals_done.item(0) / self.deals_limit if self.match else 0.0]
-        )
+
+def encode(state: AbracadabraState, config: AbracadabraConfig, seats: np.ndarray | None,
+           out: np.ndarray) -> None:
+    """Write the observation of every game of ``state`` from ``seats`` (int [B], valid
+    seats; None: the seat to act) into ``out`` (float32 or int8 [B, 755], C-contiguous),
+    every entry. An int8 ``out`` gets the integers of the fractional entries (counts,
+    totals, chips): see :func:`observation_scale`. Written by the compiled
+    :func:`observe_games`."""
+    s = state
+    if seats is not None:
+        seats = np.ascontiguousarray(seats, dtype=np.intp)
+    observe_games(
+        seats, out, out.dtype == np.int8, VARIANT_ORDER.index(config.variant),
+        config.cards_each, config.target_points, 10.0 * config.ante, config.deals_limit,
+        config.episode == "match", s.phase, s.current_player, s.dealer, s.hand_bits,
+        s.leftover, s.trump, s.bids, s.declarer, s.target, s.shown_bits, s.num_shown,
+        s.played_bits, s.trick, s.leader, s.to_play, s.dummy_ctrl, s.tricks_won,
+        s.tricks_done, s.called, s.totals, s.pot, s.deals_done)

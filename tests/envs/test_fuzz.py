@@ -1,8 +1,8 @@
 """The fuzz (envs.fuzz) in ``make test``: a bounded random play of a third of the
 configurations (every variant and player count, every option value), with the invariants
-checked after every step, at batch 16 and at batch 1 (Abracadabra's single-game fast
-paths); the
-checkers must also catch a corrupted state. ``cardrl fuzz`` runs the long version.
+checked after every step, at batch 16 and at batch 1 (what the AEC environment drives;
+the same compiled code as any batch); the checkers must also catch a corrupted state.
+``cardrl fuzz`` runs the long version.
 """
 
 from __future__ import annotations
@@ -51,8 +51,7 @@ def test_random_play_keeps_every_invariant(case):
 
 @pytest.mark.parametrize("case", ABRA[::3] + FOUR[::2], ids=lambda c: c.label)
 def test_random_play_of_a_single_game_keeps_every_invariant(case):
-    """A batch of one (Abracadabra: its single-game fast paths; Four Aces: the same
-    compiled code as any batch)."""
+    """A batch of one (both games: the same compiled code as any batch)."""
     result = run_case(case, batch=1, seed=3, max_steps=160, probe_every=3)
     assert result.violations == []
     assert result.deals >= 1 and result.probes >= 40

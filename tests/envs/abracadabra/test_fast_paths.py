@@ -1,6 +1,6 @@
-"""The fast engine paths equal the plain ones: bit sets, combined hash draws, caches, and the
-single-game fast paths (the engine's marked section) against the batch path, field for
-field of the state."""
+"""The fast engine paths equal the plain ones: bit sets, combined hash draws, the fresh
+mask, and a batch of one against game 0 of a larger batch, field for field of the state
+(one compiled code path serves both: envs/abracadabra/kernels.py)."""
 
 from __future__ import annotations
 
@@ -87,9 +87,10 @@ def test_legal_action_mask_is_a_fresh_copy_of_the_cached_mask():
     for v in ("four", "three", "two_dummy", "two")
     for ep, c in (("deal", "manual"), ("match", "manual"), ("deal", "auto"))])
 def test_single_game_fast_paths_equal_the_batch_path_field_for_field(options):
-    """Game 0 of a batch of one (the fast paths) stays identical, in every state field, to
-    game 0 of a batch of three given the same key and actions; observations from every
-    seat and the masks agree too."""
+    """Game 0 of a batch of one stays identical, in every state field, to game 0 of a
+    batch of three given the same key and actions; observations from every seat and the
+    masks agree too. (The engine's single-game fast paths that this test once checked are
+    gone: a batch of one runs the same compiled kernels as any batch.)"""
     cfg = AbracadabraConfig(**options)
     one, many = AbracadabraEngine(cfg, 1), AbracadabraEngine(cfg, 3)
     one.reset(game_seeds=[11])
