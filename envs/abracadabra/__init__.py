@@ -1,4 +1,5 @@
-"""Abracadabra: the pure-numpy batch rules engine (no RL framework imported).
+"""Abracadabra: the batch rules engine, numpy state stepped by compiled loops (no RL
+framework imported).
 
 The rules' constants are :mod:`.rules`, the games' arrays :mod:`.state`, the engine
 :mod:`.engine`; the PettingZoo environment is :mod:`envs.abracadabra_v0`.

@@ -24,18 +24,16 @@ the rules:
 
 Card sets are ``uint64`` bit sets (bit ``c`` for card ``c``); numba mixes a ``uint64``
 and a signed integer into a float, so every shift and mask here is spelled in ``uint64``.
-Everything is compiled once and cached on disk (``cache=True``); no object mode. The kernels
-allocate nothing, so they run without numba's reference counting (``_nrt=False``): with
-it, a call of a per-game helper that takes arrays pays atomic increments and decrements
-of every array, which made the step three times slower at batch 8192.
+Compiled with :data:`envs.compiled.kernel` (cached on disk, no object mode, no reference
+counting: the kernels allocate nothing).
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from envs.cards import NUM_CARDS
+from envs.compiled import kernel
 
 from .rules import (
     BID_OFFSET,
@@ -58,19 +56,19 @@ _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 
 
-@numba.njit(cache=True, _nrt=False)
+@kernel
 def _card_bit(c: int) -> np.uint64:
     """The bit of card ``c`` in a card set."""
     return _ONE << np.uint64(c)
 
 
-@numba.njit(cache=True, _nrt=False)
+@kernel
 def _has(cards: np.uint64, c: int) -> bool:
     """Whether card ``c`` is in the card set ``cards``."""
     return (cards >> np.uint64(c)) & _ONE != _ZERO
 
 
-@numba.njit(cache=True, _nrt=False)
+@kernel
 def controller(g: int, hand: int, num_players: int, dummy_ctrl: np.ndarray) -> int:
     """The seat choosing hand ``hand``'s card in game ``g``: its owner, or for the dummy
     the seat controlling it this trick (E4)."""
@@ -82,7 +80,7 @@ def controller(g: int, hand: int, num_players: int, dummy_ctrl: np.ndarray) -> i
 # ==========================================================================================
 # legal actions: C1, D1, F1, E2
 # ==========================================================================================
-@numba.njit(cache=True, _nrt=False)
+@kernel
 def playable(g: int, hand_bits: np.ndarray, trick: np.ndarray, leader: np.ndarray,
              to_play: np.ndarray, trump: np.ndarray) -> np.uint64:
     """E2: the cards hand ``to_play`` of game ``g`` may play: those of the effective suit
@@ -94,7 +92,7 @@ def playable(g: int, hand_bits: np.ndarray, trick: np.ndarray, leader: np.ndarra
     return follow if follow != _ZERO else hand
 
 
-@numba.njit(cache=True, _nrt=False)
+@kernel
 def is_legal(g: int, a: int, cards_each: int, phase: np.ndarray, declarer: np.ndarray,
              hand_bits: np.ndarray, shown_bits: np.ndarray, trick: np.ndarray,
              leader: np.ndarray, to_play: np.ndarray, trump: np.ndarray) -> bool:
@@ -120,7 +118,7 @@ def is_legal(g: int, a: int, cards_each: int, phase: np.ndarray, declarer: np.nd
     return False
 
 
-@numba.njit(cache=True, _nrt=False)
+@kernel
 def legal_action_mask(cards_each: int, phase: np.ndarray, declarer: np.ndarray,
                       hand_bits: np.ndarray, shown_bits: np.ndarray, trick: np.ndarray,
                       leader: np.ndarray, to_play: np.ndarray, trump: np.ndarray,
@@ -153,7 +151,7 @@ def legal_action_mask(cards_each: int, phase: np.ndarray, declarer: np.ndarray,
 # ==========================================================================================
 # the decision phases: C1–C3, D1–D2, F1, E1–E4
 # ==========================================================================================
-@numba.njit(cache=True, _nrt=False)
+@kernel
 def step_bid(g: int, a: int, ante: int, phase: np.ndarray, current_player: np.ndarray,
              dealer: np.ndarray, bids: np.ndarray, num_bids: np.ndarray,
              declarer: np.ndarray, target: np.ndarray, stakes: np.ndarray,
@@ -181,7 +179,7 @@ def step_bid(g: int, a: int, ante: int, phase: np.ndarray, current_player: np.nd
         current_player[g] = best
 
 
-@numba.njit(cache=True, _nrt=False)
+@kernel
 def start_play(g: int, phase: np.ndarray, current_player: np.ndarray,
                declarer: np.ndarray, leader: np.ndarray, to_play: np.ndarray,
                dummy_ctrl: np.ndarray) -> None:
@@ -194,7 +192,7 @@ def start_play(g: int, phase: np.ndarray, current_player: np.ndarray,
     current_player[g] = d
 
 
-@numba.njit(cache=True, _nrt=False)
+@kernel
 def step_show(g: int, a: int, raise_amount: int, auto_call: bool, phase: np.ndarray,
               current_player: np.ndarray, declarer: np.ndarray, target: np.ndarray,
               shown_bits: np.ndarray, num_shown: np.ndarray, stakes: np.ndarray,
@@ -220,7 +218,7 @@ def step_show(g: int, a: int, raise_amount: int, auto_call: bool, phase: np.ndar
     start_play(g, phase, current_player, declarer, leader, to_play, dummy_ctrl)
 
 
-@numba.njit(cache=True, _nrt=False)
+@kernel
 def step_call(g: int, a: int, cards_each: int, phase: np.ndarray,
               current_player: np.ndarray, declarer: np.ndarray, leader: np.ndarray,
               to_play: np.ndarray, dummy_ctrl: np.ndarray, tricks_done: np.ndarray,
@@ -246,7 +244,7 @@ def step_call(g: int, a: int, cards_each: int, phase: np.ndarray,
     return False
 
 
-@numba.njit(cache=True, _nrt=False)
+@kernel
 def end_trick(g: int, cards_each: int, auto_call: bool, phase: np.ndarray,
               current_player: np.ndarray, target: np.ndarray, trump: np.ndarray,
               trick: np.ndarray, trick_size: np.ndarray, leader: np.ndarray,
@@ -292,7 +290,7 @@ def end_trick(g: int, cards_each: int, auto_call: bool, phase: np.ndarray,
     return done == cards_each
 
 
-@numba.njit(cache=True, _nrt=False)
+@kernel
 def step_play(g: int, a: int, cards_each: int, auto_call: bool, phase: np.ndarray,
               current_player: np.ndarray, target: np.ndarray, trump: np.ndarray,
               hand_bits: np.ndarray, shown_bits: np.ndarray, played_bits: np.ndarray,
@@ -330,7 +328,7 @@ def step_play(g: int, a: int, cards_each: int, auto_call: bool, phase: np.ndarra
 # ==========================================================================================
 # the batch
 # ==========================================================================================
-@numba.njit(cache=True, _nrt=False)
+@kernel
 def step_games(actions: np.ndarray, active: np.ndarray | None, ended: np.ndarray,
                cards_each: int, ante: int, raise_amount: int, auto_call: bool,
                game_over: np.ndarray, deal_over: np.ndarray, phase: np.ndarray,

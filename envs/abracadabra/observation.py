@@ -7,8 +7,7 @@ the observer may know: own hand, the dummy's face-up hand, shown cards, public h
 
 :func:`observe_games` writes one observation per game in compiled code (numba, cached on
 disk), one game at a time (:func:`observe_game`), for a batch of any size (a batch of one
-included; no allocation, no reference counting: ``_nrt=False``, see
-:mod:`envs.abracadabra.kernels`); :func:`encode` is that call on an engine's state. The
+included; compiled by :data:`envs.compiled.kernel`); :func:`encode` is that call on an engine's state. The
 encoder reads the public fields of :class:`~envs.abracadabra.state.AbracadabraState`;
 ``tests/envs/abracadabra/test_observation.py`` keeps a plain segment-by-segment encoder
 as the reference and checks that both agree entry for entry.
@@ -16,10 +15,10 @@ as the reference and checks that both agree entry for entry.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from envs.cards import NUM_CARDS
+from envs.compiled import kernel
 from envs.core import ObservationLayout
 
 from .config import VARIANTS, AbracadabraConfig
@@ -141,7 +140,7 @@ _PLAY, _OVER = int(Phase.PLAY), int(Phase.OVER)
 _ONE = np.uint64(1)
 
 
-@numba.njit(cache=True, _nrt=False)
+@kernel
 def _fraction(n: int, divisor: float, integers: bool) -> float:
     """An observation entry ``n / divisor``: the float64 quotient (which the float32 row
     rounds once, as numpy does), or ``n`` itself for the int8 row."""
@@ -150,7 +149,7 @@ def _fraction(n: int, divisor: float, integers: bool) -> float:
     return n / divisor
 
 
-@numba.njit(cache=True, _nrt=False)
+@kernel
 def _put_cards(row: np.ndarray, start: int, cards: np.uint64) -> None:
     """Columns ``start + c`` of ``row`` get the 0/1 membership of card ``c`` in the card
     set ``cards`` (uint64, bit ``c``)."""
@@ -158,14 +157,14 @@ def _put_cards(row: np.ndarray, start: int, cards: np.uint64) -> None:
         row[start + c] = (cards >> np.uint64(c)) & _ONE
 
 
-@numba.njit(cache=True, _nrt=False)
+@kernel
 def _slot(hand: int, seat: int, num_players: int) -> int:
     """The relative slot of ``hand`` for observer ``seat``: players rotated (the observer
     is slot 0), the dummy keeps its index (:func:`slot_tables`)."""
     return (hand - seat) % num_players if hand < num_players else hand
 
 
-@numba.njit(cache=True, _nrt=False)
+@kernel
 def observe_game(g: int, seat: int, row: np.ndarray, integers: bool, variant: int,
                  cards_each: int, target_points: int, pot_scale: float, deals_limit: int,
                  match: bool, phase: np.ndarray, current_player: np.ndarray,
@@ -234,7 +233,7 @@ def observe_game(g: int, seat: int, row: np.ndarray, integers: bool, variant: in
         row[_DEAL_NUMBER] = _fraction(deals_done[g], deals_limit, integers)
 
 
-@numba.njit(cache=True, _nrt=False)
+@kernel
 def observe_games(seats: np.ndarray | None, out: np.ndarray, integers: bool, variant: int,
                   cards_each: int, target_points: int, pot_scale: float, deals_limit: int,
                   match: bool, phase: np.ndarray, current_player: np.ndarray,

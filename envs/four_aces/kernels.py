@@ -20,15 +20,16 @@ same code. One function per step of the rules:
    dealing anew stays with the engine's numpy ``_end_round``;
 7. :func:`draw_cards` — the deal's pre-fill (G4) draws through :func:`draw_card` too;
 
-Everything is compiled once and cached on disk (``cache=True``); no object mode.
+Compiled with :data:`envs.compiled.kernel` (cached on disk, no object mode, no reference
+counting: the kernels allocate nothing).
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from envs.cards import JOKER, NUM_CARDS
+from envs.compiled import kernel
 from envs.four_aces.rules import ACES, DECK_SIZE, DISCARD_OFFSET, DRAW, IS_ACE
 
 # numba freezes module globals at compile time: plain ints and read-only arrays
@@ -40,7 +41,7 @@ _ACES.flags.writeable = _IS_ACE.flags.writeable = False
 # ==========================================================================================
 # legal actions: H2, H3
 # ==========================================================================================
-@numba.njit(cache=True)
+@kernel
 def is_legal(a: int, hand: np.ndarray, stock_top: int) -> bool:
     """Whether action ``a`` is legal for the seat holding ``hand`` (int8 [53], counts):
     ``discard:<c>`` of a card type held (H2 a), ``draw`` while the stock is not empty
@@ -52,7 +53,7 @@ def is_legal(a: int, hand: np.ndarray, stock_top: int) -> bool:
     return hand[a - DISCARD_OFFSET] > 0
 
 
-@numba.njit(cache=True)
+@kernel
 def legal_action_mask(hand: np.ndarray, current_player: np.ndarray, stock_top: np.ndarray,
                       game_over: np.ndarray, mask: np.ndarray) -> None:
     """Write into ``mask`` (bool [B, 54]) each game's legal actions (:func:`is_legal`);
@@ -68,7 +69,7 @@ def legal_action_mask(hand: np.ndarray, current_player: np.ndarray, stock_top: n
 # ==========================================================================================
 # moving cards: H2, G6, G7, H4
 # ==========================================================================================
-@numba.njit(cache=True)
+@kernel
 def push_discard(g: int, c: int, discard: np.ndarray, discard_size: np.ndarray,
                  discard_counts: np.ndarray) -> None:
     """Card ``c`` goes face up onto game ``g``'s discard pile (H2)."""
@@ -78,7 +79,7 @@ def push_discard(g: int, c: int, discard: np.ndarray, discard_size: np.ndarray,
     discard_counts[g, c] += 1
 
 
-@numba.njit(cache=True)
+@kernel
 def draw_card(g: int, s: int, deal_order: np.ndarray, stock_top: np.ndarray,
               hand: np.ndarray, hand_size: np.ndarray, hand_limit: np.ndarray,
               four_aces_now: np.ndarray) -> bool:
@@ -102,7 +103,7 @@ def draw_card(g: int, s: int, deal_order: np.ndarray, stock_top: np.ndarray,
     return False
 
 
-@numba.njit(cache=True)
+@kernel
 def fill_hand(g: int, s: int, deal_order: np.ndarray, stock_top: np.ndarray,
               hand: np.ndarray, hand_size: np.ndarray, hand_limit: np.ndarray,
               four_aces_now: np.ndarray) -> None:
@@ -117,7 +118,7 @@ def fill_hand(g: int, s: int, deal_order: np.ndarray, stock_top: np.ndarray,
                           four_aces_now)
 
 
-@numba.njit(cache=True)
+@kernel
 def draw_cards(games: np.ndarray, seats: np.ndarray, joker: np.ndarray,
                deal_order: np.ndarray, stock_top: np.ndarray, hand: np.ndarray,
                hand_size: np.ndarray, hand_limit: np.ndarray,
@@ -132,7 +133,7 @@ def draw_cards(games: np.ndarray, seats: np.ndarray, joker: np.ndarray,
 # ==========================================================================================
 # the turn: H1, H2, H3, H4
 # ==========================================================================================
-@numba.njit(cache=True)
+@kernel
 def discard_turn(g: int, s: int, c: int, deal_order: np.ndarray, stock_top: np.ndarray,
                  hand: np.ndarray, hand_size: np.ndarray, hand_limit: np.ndarray,
                  discard: np.ndarray, discard_size: np.ndarray, discard_counts: np.ndarray,
@@ -145,7 +146,7 @@ def discard_turn(g: int, s: int, c: int, deal_order: np.ndarray, stock_top: np.n
     fill_hand(g, s, deal_order, stock_top, hand, hand_size, hand_limit, four_aces_now)
 
 
-@numba.njit(cache=True)
+@kernel
 def turn_up(g: int, s: int, deal_order: np.ndarray, stock_top: np.ndarray,
             hand: np.ndarray, hand_size: np.ndarray, hand_limit: np.ndarray,
             discard: np.ndarray, discard_size: np.ndarray,
@@ -163,7 +164,7 @@ def turn_up(g: int, s: int, deal_order: np.ndarray, stock_top: np.ndarray,
         push_discard(g, c, discard, discard_size, discard_counts)
 
 
-@numba.njit(cache=True)
+@kernel
 def play_turn(g: int, a: int, current_player: np.ndarray, deal_order: np.ndarray,
               stock_top: np.ndarray, hand: np.ndarray, hand_size: np.ndarray,
               hand_limit: np.ndarray, discard: np.ndarray, discard_size: np.ndarray,
@@ -184,7 +185,7 @@ def play_turn(g: int, a: int, current_player: np.ndarray, deal_order: np.ndarray
     return False
 
 
-@numba.njit(cache=True)
+@kernel
 def step_games(actions: np.ndarray, active: np.ndarray | None, ended: np.ndarray,
                game_over: np.ndarray, deal_over: np.ndarray, current_player: np.ndarray,
                deal_order: np.ndarray, stock_top: np.ndarray, hand: np.ndarray,

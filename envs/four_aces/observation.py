@@ -13,10 +13,10 @@ included); :func:`encode` is that call on an engine's state.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from envs.cards import JOKER, NUM_CARDS
+from envs.compiled import kernel
 from envs.core import ObservationLayout
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.rules import (
@@ -116,7 +116,7 @@ _ROUND_NUMBER = LAYOUT.segments["round_number"].start
 _SIZE = LAYOUT.size
 
 
-@numba.njit(cache=True)
+@kernel
 def _fraction(n: int, divisor: int, integers: bool) -> float:
     """An observation entry ``n / divisor``: the float64 quotient (which the float32 row
     rounds once, as numpy does), or ``n`` itself for the int8 row."""
@@ -125,7 +125,7 @@ def _fraction(n: int, divisor: int, integers: bool) -> float:
     return n / divisor
 
 
-@numba.njit(cache=True)
+@kernel
 def observe_game(g: int, seat: int, row: np.ndarray, integers: bool, target_points: int,
                  round_limit: int, rounds_played: np.ndarray, totals: np.ndarray,
                  dealer: np.ndarray, stock_top: np.ndarray, hand: np.ndarray,
@@ -160,7 +160,7 @@ def observe_game(g: int, seat: int, row: np.ndarray, integers: bool, target_poin
     row[_ROUND_NUMBER] = _fraction(rounds_played[g], round_limit, integers)
 
 
-@numba.njit(cache=True)
+@kernel
 def observe_games(seats: np.ndarray | None, out: np.ndarray, integers: bool,
                   target_points: int, round_limit: int, current_player: np.ndarray,
                   rounds_played: np.ndarray, totals: np.ndarray, dealer: np.ndarray,

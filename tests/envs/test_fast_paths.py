@@ -1,10 +1,10 @@
-"""The fast paths give exactly what the general paths give.
+"""The shortcuts give exactly what the general paths give.
 
 * ``observe(out=...)`` writes every entry of a preallocated buffer (filled with garbage
   first) and equals a fresh ``observe()``;
-* a batch of one (what the AEC environment drives) takes its own observe and step paths:
-  game 0 of a batch of one must stay identical, array for array, to game 0 of a bigger
-  batch given the same key and the same actions;
+* a batch of one (what the AEC environment drives) runs the same compiled code as any
+  batch: game 0 of a batch of one must stay identical, array for array, to game 0 of a
+  bigger batch given the same key and the same actions;
 * the AEC environment's observation cache returns fresh copies and follows every step.
 """
 

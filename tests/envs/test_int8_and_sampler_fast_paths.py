@@ -97,8 +97,8 @@ def test_observe_dtype_arguments_are_checked(kind):
 
 
 def batch_encoder_row(e, seat: int) -> np.ndarray:
-    """Game 0's observation from ``seat`` by the batch encoder (``observe`` of a batch
-    of one takes the single-game path, which is what is checked)."""
+    """Game 0's observation from ``seat`` by the batch encoder, called directly (what
+    ``observe`` and ``observe_one`` of a batch of one must equal)."""
     ref = np.full((1, e.observation_size), np.nan, np.float32)
     if isinstance(e, AbracadabraEngine):
         e._observe_batch(np.array([seat]), ref)

@@ -74,7 +74,7 @@ def test_state_fields_have_a_leading_batch_axis_and_the_driver_api_reads_them():
             setattr(engine, name, getattr(state, name))
 
 
-def test_legal_action_mask_is_a_fresh_copy_of_the_cached_mask():
+def test_legal_action_mask_is_a_fresh_array_every_call():
     engine = AbracadabraEngine(AbracadabraConfig(), 2)
     engine.reset(seed=0)
     mask = engine.legal_action_mask()
@@ -86,7 +86,7 @@ def test_legal_action_mask_is_a_fresh_copy_of_the_cached_mask():
     dict(variant=v, episode=ep, call_mode=c)
     for v in ("four", "three", "two_dummy", "two")
     for ep, c in (("deal", "manual"), ("match", "manual"), ("deal", "auto"))])
-def test_single_game_fast_paths_equal_the_batch_path_field_for_field(options):
+def test_a_batch_of_one_equals_game_0_of_a_batch_field_for_field(options):
     """Game 0 of a batch of one stays identical, in every state field, to game 0 of a
     batch of three given the same key and actions; observations from every seat and the
     masks agree too. (The engine's single-game fast paths that this test once checked are

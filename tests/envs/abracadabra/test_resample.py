@@ -110,8 +110,8 @@ def check_cards_conserved(engine, deck_bits: int) -> None:
 def test_void_record_is_the_led_suits_each_hand_did_not_follow(options, batch):
     """void_bits equals the union, per hand, of the effective suits led (the joker a
     trump, B3) that the hand did not follow this deal (E2), recomputed here from the
-    plays; no hand ever holds a card of its void record. A batch of one (the single-game
-    fast path) and a batch agree; the record starts empty every deal."""
+    plays; no hand ever holds a card of its void record. A batch of one and a batch
+    agree; the record starts empty every deal."""
     cfg = AbracadabraConfig(**options)
     engine = AbracadabraEngine(cfg, batch)
     engine.reset(seed=5)

@@ -1,0 +1,41 @@
+"""The engines' kernels are compiled as :mod:`envs.compiled` says: cached on disk and
+without numba's reference counting (an option numba could drop one day: this test is
+where that would show)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from envs import compiled
+from envs.abracadabra import kernels as abracadabra_kernels
+from envs.four_aces import kernels as four_aces_kernels
+
+
+def test_the_kernel_decorator_compiles_without_reference_counting():
+    @compiled.kernel
+    def add_one(values):
+        for i in range(values.size):
+            values[i] += 1
+
+    values = np.zeros(3)
+    add_one(values)  # a numba without the option fails here: unknown option
+    assert (values == 1).all()
+    assert add_one.targetoptions["_nrt"] is False and add_one.targetoptions["nopython"]
+
+    @compiled.kernel
+    def allocates(n):
+        return np.zeros(n)
+
+    # no allocation without reference counts: it does not compile
+    with pytest.raises(Exception, match="Only accept returning of array passed into the function"):
+        allocates(3)
+
+
+@pytest.mark.parametrize("module", [abracadabra_kernels, four_aces_kernels])
+def test_every_engine_kernel_uses_it(module):
+    dispatchers = [f for f in vars(module).values() if hasattr(f, "targetoptions")]
+    assert dispatchers
+    for f in dispatchers:
+        assert f.targetoptions.get("_nrt") is False, f.__name__
+        assert f._cache.__class__.__name__ == "FunctionCache", f.__name__  # cache=True
