@@ -6,9 +6,9 @@ clockwise, the dummy (``two_dummy``) keeps the slot after the players. It holds 
 the observer may know: own hand, the dummy's face-up hand, shown cards, public history.
 
 :func:`observe_games` writes one observation per game in compiled code (numba, cached on
-disk), one game at a time (:func:`observe_game`), for a batch of any size (a batch of one
-included; compiled by :data:`envs.compiled.kernel`); :func:`encode` is that call on an engine's state. The
-encoder reads the public fields of :class:`~envs.abracadabra.state.AbracadabraState`;
+disk, :data:`envs.compiled.kernel`), one game at a time (:func:`observe_game`), for a batch
+of any size (a batch of one included); :func:`encode` is that call on an engine's state.
+The encoder reads the public fields of :class:`~envs.abracadabra.state.AbracadabraState`;
 ``tests/envs/abracadabra/test_observation.py`` keeps a plain segment-by-segment encoder
 as the reference and checks that both agree entry for entry.
 """
