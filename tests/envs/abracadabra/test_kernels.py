@@ -14,8 +14,6 @@ kernel): one code path for a batch of one and of thousands.
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
@@ -34,6 +32,7 @@ from envs.abracadabra.rules import (
 )
 from envs.cards import JOKER, NUM_CARDS, RANK_OF
 from envs.core import sample_uniform_legal
+from tests.helpers.trajectory_hash import TrajectoryHash
 
 #: the fields a decision may change (the rest belong to the deal and the scoring)
 STEP_FIELDS = ("phase", "current_player", "bids", "num_bids", "declarer", "target",
@@ -228,16 +227,11 @@ def trajectory_hash(options: dict, batch_size: int, steps: int, seed: int) -> st
     rng = np.random.default_rng(seed)
     int8 = options.get("episode", "deal") == "deal"
     row = np.empty(e.observation_size, np.float32)
-    h = hashlib.sha256()
-
-    def put(array: np.ndarray) -> None:
-        h.update(str(array.dtype).encode())
-        h.update(np.ascontiguousarray(array).tobytes())
+    h = TrajectoryHash()
+    put = h.put
 
     def put_state() -> None:
-        for name, value in sorted(e.state.arrays().items()):
-            h.update(name.encode())
-            put(value)
+        h.put_state(e)
 
     for t in range(steps):
         seats = rng.integers(0, P, B)

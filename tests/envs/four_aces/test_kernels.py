@@ -11,8 +11,6 @@ one and of thousands.
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
@@ -22,6 +20,7 @@ from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.engine import FourAcesEngine
 from envs.four_aces.observation import LAYOUT
 from envs.four_aces.rules import ACES, DECK_SIZE, DRAW, NUM_ACTIONS
+from tests.helpers.trajectory_hash import TrajectoryHash
 
 #: the fields a turn may change (the rest belong to the deal and the scoring)
 TURN_FIELDS = ("current_player", "stock_top", "hand", "hand_size", "hand_limit", "discard",
@@ -166,16 +165,11 @@ def trajectory_hash(num_players: int, batch_size: int, episode: str, steps: int,
     e = FourAcesEngine(FourAcesConfig(num_players=P, episode=episode), B)
     e.reset(seed=seed)
     rng = np.random.default_rng(seed)
-    h = hashlib.sha256()
-
-    def put(array: np.ndarray) -> None:
-        h.update(str(array.dtype).encode())
-        h.update(np.ascontiguousarray(array).tobytes())
+    h = TrajectoryHash()
+    put = h.put
 
     def put_state() -> None:
-        for name, value in sorted(e.state.arrays().items()):
-            h.update(name.encode())
-            put(value)
+        h.put_state(e)
 
     for t in range(steps):
         seats = rng.integers(0, P, B)
