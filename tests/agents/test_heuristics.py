@@ -10,7 +10,7 @@ import agents
 from agents.base import act_grouped
 from envs.abracadabra import AbracadabraConfig, AbracadabraEngine
 from envs.abracadabra.engine import LAYOUT as ABRA_LAYOUT
-from envs.abracadabra.engine import PLAY_OFFSET, STOP
+from envs.abracadabra.rules import PLAY_OFFSET, STOP
 from envs.cards import parse_card
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.engine import LAYOUT as FA_LAYOUT

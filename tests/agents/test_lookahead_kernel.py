@@ -295,7 +295,7 @@ def test_the_agent_compiles_each_kernel_once(decisions):
     for size in (1, 3, 8):
         agent.act_batch(obs[:size], mask[:size])
         agent.act_batch(obs[:size].astype(np.float64), mask[:size])
-    for fn in (kernel.pick_draws, kernel.option_values):
+    for fn in (kernel.sample_draws, kernel.option_values):
         assert len(fn.signatures) == 1, fn.signatures
 
 
