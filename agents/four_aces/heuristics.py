@@ -110,16 +110,10 @@ class LookaheadDiscarder(_FourAcesAgent):
         if self.samples < 1 or self.inner < 1:
             raise ValueError(f"samples={samples}, inner={inner}: expected both >= 1")
 
-    def draws(self, s: FourAcesView) -> tuple[np.ndarray, np.ndarray]:
-        """The sampled refills (one generator call per batch): ``u`` [N, S], the card
-        each sample draws first, and ``u2`` [N, S, M], the ``inner`` cards drawn after
-        it, without replacement from the unseen cards; a row with fewer unseen cards than
-        ``M + 1`` repeats its first draw in the missing places."""
-        cards = self._sampled_cards(s)
-        return cards[:, :, 0], cards[:, :, 1:]
-
     def _sampled_cards(self, s: FourAcesView) -> np.ndarray:
-        """int64 [N, S, M + 1]: :meth:`draws` as one array. Every card gets a uniform
+        """int64 [N, S, M + 1]: the sampled refills, per sample the card drawn first and
+        the ``inner`` cards drawn after it, without replacement from the unseen cards (a
+        row with fewer unseen cards repeats its first draw). Every card gets a uniform
         random key per sample (``rng.random((N, S, 53))``, drawn in the kernel); the
         draws are the unseen cards in key order."""
         pool = np.ascontiguousarray(s.pool, dtype=np.int64)

@@ -202,20 +202,25 @@ def card_bit(card: int) -> int:
 # step 1: the sampled refills
 # ------------------------------------------------------------------------------------
 @numba.njit(cache=True, inline="always")
-def _key_bound(unseen: int, count: int) -> float:
-    """The ``count`` smallest of ``unseen`` uniform keys are below this bound but for a
-    small chance (then every unseen card is a candidate)."""
-    return (count + 5.0) / max(unseen, 1)
-
-
-@numba.njit(cache=True, inline="always")
-def _sorted_draws(found: int, count: int, out: np.ndarray, candidate_card: np.ndarray,
-                  candidate_key: np.ndarray) -> None:
-    """``out[:count]``: the first ``count`` of the ``found`` candidates in increasing
-    order of key, equal keys in card order (the candidates are listed in card order);
-    with fewer candidates the first draw is repeated in the missing places, with none it
-    is card 0."""
-    for a in range(1, found):  # insertion sort: stable
+def _smallest_keys(keys: np.ndarray, pool: np.ndarray, bound: float, count: int,
+                   out: np.ndarray, candidate_card: np.ndarray,
+                   candidate_key: np.ndarray) -> None:
+    """``out[:count]``: the unseen cards (``pool`` [53] > 0) in increasing order of
+    their ``keys`` [53], equal keys by card index; with fewer unseen cards than ``count``
+    the first draw is repeated in the missing places, with none it is card 0. Only the
+    cards keyed below ``bound`` are sorted, unless they are fewer than ``count`` (then
+    every unseen card is: keys lie below 1). ``candidate_*`` are scratch [53]."""
+    found = 0
+    for limit in (bound, 2.0):
+        found = 0
+        for c in range(keys.shape[0]):  # (no branch: every card written, kept if it counts)
+            key = keys[c]
+            candidate_card[found] = c
+            candidate_key[found] = key
+            found += (key < limit) & (pool[c] > 0)
+        if found >= count:
+            break
+    for a in range(1, found):  # insertion sort: stable, equal keys stay in card order
         key, card = candidate_key[a], candidate_card[a]
         i = a
         while i > 0 and key < candidate_key[i - 1]:
@@ -228,6 +233,13 @@ def _sorted_draws(found: int, count: int, out: np.ndarray, candidate_card: np.nd
             out[i] = candidate_card[i]
         else:  # no card left: repeat the first draw
             out[i] = out[0] if i else 0
+
+
+@numba.njit(cache=True, inline="always")
+def _key_bound(pool: np.ndarray, count: int) -> float:
+    """The ``count`` smallest keys of the unseen cards (``pool`` [53]) lie below this
+    bound but for a small chance (:func:`_smallest_keys` then sorts them all)."""
+    return (count + 5.0) / max(pool.sum(), 1)
 
 
 @numba.njit(cache=True)
@@ -243,21 +255,10 @@ def pick_draws(keys: np.ndarray, pool: np.ndarray, count: int) -> np.ndarray:
     candidate_card = np.empty(cards, dtype=np.int64)
     candidate_key = np.empty(cards)
     for r in range(n):
-        bound = _key_bound(pool[r].sum(), count)
+        bound = _key_bound(pool[r], count)
         for s in range(samples):
-            found = 0
-            for c in range(cards):  # (no branch: every card is written, kept if it counts)
-                key = keys[r, s, c]
-                candidate_card[found] = c
-                candidate_key[found] = key
-                found += (key < bound) & (pool[r, c] > 0)
-            if found < count:  # every unseen card
-                found = 0
-                for c in range(cards):
-                    candidate_card[found] = c
-                    candidate_key[found] = keys[r, s, c]
-                    found += pool[r, c] > 0
-            _sorted_draws(found, count, out[r, s], candidate_card, candidate_key)
+            _smallest_keys(keys[r, s], pool[r], bound, count, out[r, s], candidate_card,
+                           candidate_key)
     return out
 
 
@@ -266,33 +267,20 @@ def sample_draws(words: np.ndarray, pool: np.ndarray, samples: int,
                  count: int) -> np.ndarray:
     """:func:`pick_draws` of keys drawn here from the PCG64 state ``words``
     (:func:`agents.pcg64.state_words`, stepped in place): the numbers of
-    ``rng.random((N, samples, 53))`` in that order, without building that array (when
-    the bound leaves too few candidates, the sample's keys are drawn again from the
-    state before them)."""
+    ``rng.random((N, samples, 53))`` in that order, one sample's 53 at a time, without
+    building that array."""
     n, cards = pool.shape
     out = np.empty((n, samples, count), dtype=np.int64)
+    keys = np.empty(cards)
     candidate_card = np.empty(cards, dtype=np.int64)
     candidate_key = np.empty(cards)
-    before = np.empty_like(words)
     for r in range(n):
-        bound = _key_bound(pool[r].sum(), count)
+        bound = _key_bound(pool[r], count)
         for s in range(samples):
-            before[:] = words
-            found = 0
             for c in range(cards):
-                key = next_double(words)
-                candidate_card[found] = c
-                candidate_key[found] = key
-                found += (key < bound) & (pool[r, c] > 0)
-            if found < count:
-                words[:] = before
-                found = 0
-                for c in range(cards):
-                    key = next_double(words)
-                    candidate_card[found] = c
-                    candidate_key[found] = key
-                    found += pool[r, c] > 0
-            _sorted_draws(found, count, out[r, s], candidate_card, candidate_key)
+                keys[c] = next_double(words)
+            _smallest_keys(keys, pool[r], bound, count, out[r, s], candidate_card,
+                           candidate_key)
     return out
 
 
