@@ -53,9 +53,12 @@ def execute(notebook, kernel_name: str):
 
 
 def _texts(notebook) -> list[str]:
-    """The text of every output of every code cell (streams and plain-text results)."""
-    return [out.get("text", "") or out.get("data", {}).get("text/plain", "")
-            for cell in notebook.cells if cell.cell_type == "code" for out in cell.outputs]
+    """The text of each code cell's outputs (streams and plain-text results), joined per
+    cell: how the kernel cuts a cell's printing into stream messages depends on timing (a
+    compile on first use can split it), what it prints does not."""
+    return ["".join(out.get("text", "") or out.get("data", {}).get("text/plain", "")
+                    for out in cell.outputs)
+            for cell in notebook.cells if cell.cell_type == "code"]
 
 
 @pytest.fixture
