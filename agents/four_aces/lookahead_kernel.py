@@ -39,11 +39,11 @@ from typing import NamedTuple
 import numba
 import numpy as np
 from llvmlite import ir
-from numba.core import types
+from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from agents.four_aces.set_scores import ACE_BITS, OFFSET, TABLE_CARDS_MAX
-from agents.pcg64 import next_double
+from agents.pcg64 import fill_doubles
 from envs.cards import NUM_CARDS, NUM_RANKS
 from envs.four_aces.rules import MAX_HAND
 from envs.four_aces.scoring_tables import MAX_CARDS, tables
@@ -190,6 +190,34 @@ popcount = _bit_intrinsic("popcount", "llvm.ctpop", "Number of set bits of an in
 lowest_bit = _bit_intrinsic("lowest_bit", "llvm.cttz", "Index of the lowest set bit.")
 
 
+@intrinsic
+def prefetch(typingctx, array, index):
+    """Ask the CPU to bring ``array[index]`` (a 1-d array) into its caches, without
+    waiting for it (LLVM's ``llvm.prefetch``: a read, kept in every cache level); an
+    index out of bounds is harmless (a prefetch never faults)."""
+    if not isinstance(array, types.Array) or array.ndim != 1 or not isinstance(
+            index, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        array_type = signature.args[0]
+        view = context.make_array(array_type)(context, builder, args[0])
+        pointer = cgutils.get_item_pointer(context, builder, array_type, view, [args[1]],
+                                           wraparound=False)
+        byte_pointer = ir.IntType(8).as_pointer()
+        int32 = ir.IntType(32)
+        function_type = ir.FunctionType(ir.VoidType(), [byte_pointer, int32, int32, int32])
+        function = cgutils.get_or_insert_function(builder.module, function_type,
+                                                  "llvm.prefetch.p0")
+        # (read, locality 3: keep in all levels, data cache)
+        builder.call(function, [builder.bitcast(pointer, byte_pointer),
+                                ir.Constant(int32, 0), ir.Constant(int32, 3),
+                                ir.Constant(int32, 1)])
+        return context.get_dummy_value()
+
+    return types.void(array, index), codegen
+
+
 @numba.njit(cache=True, inline="always")
 def card_bit(card: int) -> int:
     """The bit of ``card`` in a set; none (0) for the joker (52) and padding (-1)."""
@@ -201,36 +229,47 @@ def card_bit(card: int) -> int:
 # ------------------------------------------------------------------------------------
 # step 1: the sampled refills
 # ------------------------------------------------------------------------------------
+#: 2**53: a key drawn by ``rng.random()`` is a whole multiple of 1 / 2**53
+_KEY_SCALE = 9007199254740992.0
+#: a packed key above every real one (:func:`_smallest_keys`)
+_NO_KEY = np.int64(1) << 62
+#: bits of a packed key that hold the card
+_CARD_BITS = 6
+
+
 @numba.njit(cache=True, inline="always")
 def _smallest_keys(keys: np.ndarray, pool: np.ndarray, bound: float, count: int,
-                   out: np.ndarray, candidate_card: np.ndarray,
-                   candidate_key: np.ndarray) -> None:
+                   out: np.ndarray, candidates: np.ndarray, top: np.ndarray) -> None:
     """``out[:count]``: the unseen cards (``pool`` [53] > 0) in increasing order of
     their ``keys`` [53], equal keys by card index; with fewer unseen cards than ``count``
     the first draw is repeated in the missing places, with none it is card 0. Only the
-    cards keyed below ``bound`` are sorted, unless they are fewer than ``count`` (then
-    every unseen card is: keys lie below 1). ``candidate_*`` are scratch [53]."""
+    cards keyed below ``bound`` compete, unless they are fewer than ``count`` (then every
+    unseen card does: keys lie below 1).
+
+    Each key is packed with its card as one integer, ``key * 2**53`` above the card's
+    six bits (exact for the keys of ``rng.random()``, whole multiples of 2**-53), so
+    equal keys order by card; the ``count`` smallest are kept sorted in ``top`` by a
+    min/max insertion without branches (a sort's branches mispredict on random keys).
+    ``candidates`` [53] and ``top`` [count] are scratch."""
     found = 0
     for limit in (bound, 2.0):
         found = 0
         for c in range(keys.shape[0]):  # (no branch: every card written, kept if it counts)
             key = keys[c]
-            candidate_card[found] = c
-            candidate_key[found] = key
+            candidates[found] = (np.int64(key * _KEY_SCALE) << _CARD_BITS) | c
             found += (key < limit) & (pool[c] > 0)
         if found >= count:
             break
-    for a in range(1, found):  # insertion sort: stable, equal keys stay in card order
-        key, card = candidate_key[a], candidate_card[a]
-        i = a
-        while i > 0 and key < candidate_key[i - 1]:
-            candidate_key[i] = candidate_key[i - 1]
-            candidate_card[i] = candidate_card[i - 1]
-            i -= 1
-        candidate_key[i], candidate_card[i] = key, card
+    for i in range(count):
+        top[i] = _NO_KEY
+    for a in range(found):
+        packed = candidates[a]
+        for i in range(count - 1, 0, -1):
+            top[i] = min(top[i], max(top[i - 1], packed))
+        top[0] = min(top[0], packed)
     for i in range(count):
         if i < found:
-            out[i] = candidate_card[i]
+            out[i] = top[i] & ((1 << _CARD_BITS) - 1)
         else:  # no card left: repeat the first draw
             out[i] = out[0] if i else 0
 
@@ -246,19 +285,19 @@ def _key_bound(pool: np.ndarray, count: int) -> float:
 def pick_draws(keys: np.ndarray, pool: np.ndarray, count: int) -> np.ndarray:
     """int64 [N, S, count]: per row and sample, the first ``count`` unseen cards
     (``pool`` [N, 53] > 0) in increasing order of their ``keys`` [N, S, 53] (float64 in
-    [0, 1)), equal keys by card index: ``np.argsort`` of the keys with every other card's
+    [0, 1), whole multiples of 2**-53 as ``rng.random`` draws them), equal keys by card
+    index: ``np.argsort`` of the keys with every other card's
     key raised above 1, cut to ``count``. A row with fewer unseen cards than ``count``
     repeats its first draw in the missing places; one with none draws card 0 (the first
     of equal keys)."""
     n, samples, cards = keys.shape
     out = np.empty((n, samples, count), dtype=np.int64)
-    candidate_card = np.empty(cards, dtype=np.int64)
-    candidate_key = np.empty(cards)
+    candidates = np.empty(cards, dtype=np.int64)
+    top = np.empty(count, dtype=np.int64)
     for r in range(n):
         bound = _key_bound(pool[r], count)
         for s in range(samples):
-            _smallest_keys(keys[r, s], pool[r], bound, count, out[r, s], candidate_card,
-                           candidate_key)
+            _smallest_keys(keys[r, s], pool[r], bound, count, out[r, s], candidates, top)
     return out
 
 
@@ -267,20 +306,18 @@ def sample_draws(words: np.ndarray, pool: np.ndarray, samples: int,
                  count: int) -> np.ndarray:
     """:func:`pick_draws` of keys drawn here from the PCG64 state ``words``
     (:func:`agents.pcg64.state_words`, stepped in place): the numbers of
-    ``rng.random((N, samples, 53))`` in that order, one sample's 53 at a time, without
+    ``rng.random((N, samples, 53))`` in that order, one row's at a time, without
     building that array."""
     n, cards = pool.shape
     out = np.empty((n, samples, count), dtype=np.int64)
-    keys = np.empty(cards)
-    candidate_card = np.empty(cards, dtype=np.int64)
-    candidate_key = np.empty(cards)
+    keys = np.empty((samples, cards))
+    candidates = np.empty(cards, dtype=np.int64)
+    top = np.empty(count, dtype=np.int64)
     for r in range(n):
+        fill_doubles(words, keys.reshape(-1))
         bound = _key_bound(pool[r], count)
         for s in range(samples):
-            for c in range(cards):
-                keys[c] = next_double(words)
-            _smallest_keys(keys, pool[r], bound, count, out[r, s], candidate_card,
-                           candidate_key)
+            _smallest_keys(keys[s], pool[r], bound, count, out[r, s], candidates, top)
     return out
 
 
@@ -399,8 +436,9 @@ def set_values(count: int, aces_out: int, four_aces_value: float, t: ScoreTables
 
     With the table ``t.by_set``, a set of more than six cards has its lone suits set
     apart first (:func:`set_apart_lone_suits`); the sets then of at most six cards are
-    looked up in one pass over their positions, so that many lookups are under way at
-    once (the table is bigger than the caches). The others are scored by
+    looked up in one pass over their positions, each fetched ahead (:func:`prefetch`) as
+    soon as it is known, so that many lookups are under way at once (the table is
+    bigger than the caches). The others are scored by
     :func:`score_by_options`. ``w.bits`` is overwritten."""
     table = t.by_set
     sets, apart, position, index, values = w.bits, w.apart, w.position, w.index, w.values
@@ -419,6 +457,9 @@ def set_values(count: int, aces_out: int, four_aces_value: float, t: ScoreTables
             big += not small
             # (a big set looks up the empty set's entry: it is scored below)
             position[i] = table_index(bits if small else 0, offset)
+            # the table is bigger than the caches: its entries are fetched while the
+            # next positions are worked out, and read in the pass below
+            prefetch(table, position[i])
         for i in range(count):
             values[i] = table[position[i]] + apart[i]
     else:
