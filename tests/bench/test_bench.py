@@ -98,8 +98,38 @@ def test_report_targets_per_observation_dtype():
     info = {"platform": "p", "cpu": "c", "cores": 2, "usable_cores": 2, "date": "d",
             "python": "3", "numpy": "2", "pettingzoo": "1", "open_spiel": "2"}
     text = render_markdown(records, [], info, "cardrl bench", [], None)
-    assert "`3p` batch engine, float32 observations, best at batch ≥ 1024: 3.0×" in text
-    assert "target ≥ 3×: met" in text
-    assert "`3p` batch engine, int8 observations, best at batch ≥ 1024: 4.0×" in text
-    assert "`3p` AEC: 1.10× OpenSpiel obs (target ≥ 1×: met)" in text
+    assert ("`3p` batch engine, float32 observations, best at batch ≥ 1024: 3.0× OpenSpiel "
+            "bare (batch 1024); target ≥ 8×: NOT met") in text
+    assert ("`3p` batch engine, int8 observations, best at batch ≥ 1024: 4.0× OpenSpiel "
+            "bare (batch 1024); target ≥ 12×: NOT met") in text
+    assert "`3p` AEC: 1.10× OpenSpiel obs (target ≥ 3×: NOT met)" in text
     assert "| batch | four_aces | 3p | 1024 | int8 | 1,200 |" in text
+
+
+def test_report_says_met_at_the_goals_of_the_throughput_issue():
+    """The goals of #17: 12×/20× (Abracadabra float32/int8) and 8×/12× (Four Aces) bare,
+    AEC 3× OpenSpiel obs, the batch-1 step 0.5× its preallocated observer."""
+    R = Record
+    records = [
+        R("batch", "abracadabra", "four", 1, 100.0, 2.0, "float32", [100.0]),
+        R("batch", "abracadabra", "four", 8192, 3600.0, 60.0, "float32", [3600.0]),
+        R("batch", "abracadabra", "four", 8192, 5900.0, 90.0, "int8", [5900.0]),
+        R("batch", "four_aces", "3p", 8192, 2400.0, 60.0, "float32", [2400.0]),
+        R("batch", "four_aces", "3p", 8192, 3600.0, 90.0, "int8", [3600.0]),
+        R("aec", "four_aces", "3p", 1, 300.0, 3.0, "float32", [300.0]),
+        R("openspiel_bare", "oh_hell", "players=4", 1, 300.0, 6.0, "none", [300.0]),
+        R("openspiel_obs", "oh_hell", "players=4", 1, 100.0, 2.0, "list", [100.0]),
+        R("openspiel_observer", "oh_hell", "players=4", 1, 200.0, 4.0, "float32", [200.0]),
+    ]
+    info = {"platform": "p", "cpu": "c", "cores": 2, "usable_cores": 2, "date": "d",
+            "python": "3", "numpy": "2", "pettingzoo": "1", "open_spiel": "2"}
+    text = render_markdown(records, [], info, "cardrl bench", [], None)
+    assert "abracadabra `four` batch engine, float32 observations" in text
+    assert "12.0× OpenSpiel bare (batch 8192); target ≥ 12×: met" in text
+    assert "19.7× OpenSpiel bare (batch 8192); target ≥ 20×: NOT met" in text
+    assert "8.0× OpenSpiel bare (batch 8192); target ≥ 8×: met" in text
+    assert "12.0× OpenSpiel bare (batch 8192); target ≥ 12×: met" in text
+    assert "`3p` AEC: 3.00× OpenSpiel obs (target ≥ 3×: met)" in text
+    assert ("abracadabra `four` single-game step (batch engine, batch 1, float32): 0.50× "
+            "OpenSpiel's preallocated observer (target ≥ 0.5×: met)") in text
+    assert text.count("NOT met") == 1  # only the int8 row just under 20×
