@@ -33,6 +33,13 @@ ppo            batch-PPO training iterations (:mod:`training.ppo_batch`) of a co
   and the delegate's decisions, the rollout buffer;
 * ``update_s``: advantages and ``ppo_update`` (forward, backward and optimizer steps).
 
+**Where the update's limit is:** the update's model arithmetic, about 6 FLOPs per weight
+of the network's linear layers and per sample passed through them (2 forward, 4
+backward; :func:`linear_macs`, samples counted by a forward hook during ``ppo_update``),
+over ``update_s``, next to the rate of one ``torch.mm`` of a minibatch through the first
+layer on the same threads (:func:`matmul_flops`): how close the update runs to what the
+CPU's matrix multiply does.
+
 ``training/ppo_batch.py`` has no timers of its own (it logs ``charts/SPS`` and
 ``charts/collect_fraction`` only), hence the wrappers; they cost two clock reads per call.
 Torch runs on one thread by default, like every other row on one core, whatever the
@@ -161,6 +168,38 @@ def ppo_label(config: str) -> str:
     return Path(config).name
 
 
+def linear_macs(net) -> int:
+    """Multiply-adds of one sample through every ``nn.Linear`` of ``net`` (its weights)."""
+    import torch
+
+    return sum(m.in_features * m.out_features for m in net.modules()
+               if isinstance(m, torch.nn.Linear))
+
+
+def matmul_flops(rows: int, inner: int, cols: int, threads: int, seconds: float = 0.3,
+                 clock: Callable[[], float] = time.perf_counter) -> float:
+    """FLOP/s of ``torch.mm`` of a float32 ``[rows, inner]`` by ``[inner, cols]`` on
+    ``threads`` torch threads (2 FLOPs per multiply-add), repeated for ``seconds``."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        a, b = torch.randn(rows, inner), torch.randn(inner, cols)
+        out = torch.empty(rows, cols)
+        for _ in range(3):
+            torch.mm(a, b, out=out)
+        count, start = 0, clock()
+        while True:
+            torch.mm(a, b, out=out)
+            count += 1
+            elapsed = clock() - start
+            if elapsed >= seconds:
+                return 2.0 * rows * inner * cols * count / elapsed
+    finally:
+        torch.set_num_threads(before)
+
+
 class PPOLoop:
     """Batch-PPO iterations of a training config, as a :data:`bench.loops.Loop` that also
     keeps the time split of each call (:attr:`runs`; the first call is the warm-up)."""
@@ -197,9 +236,17 @@ class PPOLoop:
         self.delegate = make_delegate_agent(cfg)
         self.pool.set_self(net_act_fn(self.net, sample=True, delegate=self.delegate))
         self.iteration = 0
+        self.macs = linear_macs(self.net)
+        #: samples through the network during ppo_update (a forward hook counts them)
+        self._update_samples = None
+        self.net.register_forward_hook(self._count_update_samples)
         #: per call: {"iterations", "decisions", "total_s", "env_s", "features_s",
         #: "forward_s", "update_s"}
         self.runs: list[dict] = []
+
+    def _count_update_samples(self, module, inputs, output) -> None:
+        if self._update_samples is not None:
+            self._update_samples[0] += int(inputs[0].shape[0])
 
     def _timed(self, function, key: str, split: dict):
         clock = self.clock
@@ -236,9 +283,12 @@ class PPOLoop:
                                            self.delegate)
             collected = clock()
             adv, ret = buf.advantages(p.gamma, p.gae_lambda)
+            self._update_samples = [0]
             ppo_batch.ppo_update(self.net, self.optimizer, buf, adv, ret, cfg, self.rng)
             done = clock()
+            split["update_samples"] += self._update_samples[0]
         finally:
+            self._update_samples = None
             torch.set_num_threads(threads)
         self.iteration += 1
         split["env_s"] += collected - start - inner["features_s"] - inner["forward_s"]
@@ -249,7 +299,8 @@ class PPOLoop:
         return buf.n, self.engine.batch_size
 
     def __call__(self, seconds: float) -> tuple[int, int, float]:
-        split = dict.fromkeys(("env_s", "features_s", "forward_s", "update_s", "total_s"), 0.0)
+        split = dict.fromkeys(("env_s", "features_s", "forward_s", "update_s", "total_s",
+                               "update_samples"), 0.0)
         decisions = episodes = iterations = 0
         start = self.clock()
         while True:
@@ -265,8 +316,9 @@ class PPOLoop:
         """The split over the timed calls (all but the first), as seconds per iteration
         and the config: ``{"config", "num_games", "torch_threads", "iterations",
         "decisions_per_iteration",
-        "env_s", "features_s", "forward_s", "update_s", "total_s"}`` (seconds per
-        iteration)."""
+        "env_s", "features_s", "forward_s", "update_s", "total_s", "update_flops",
+        "matmul_flops"}`` (seconds per iteration; the update's model FLOP/s and the
+        matrix multiply's, see the module doc)."""
         timed = self.runs[1:] or self.runs
         iterations = sum(r["iterations"] for r in timed)
         keys = ("env_s", "features_s", "forward_s", "update_s", "total_s")
@@ -275,4 +327,13 @@ class PPOLoop:
                "iterations": iterations,
                "decisions_per_iteration": sum(r["decisions"] for r in timed) / max(iterations, 1)}
         out.update({k: sum(r[k] for r in timed) / max(iterations, 1) for k in keys})
+        update_s = sum(r["update_s"] for r in timed)
+        samples = sum(r["update_samples"] for r in timed)
+        out["update_flops"] = 6.0 * self.macs * samples / update_s if update_s > 0 else 0.0
+        import torch
+
+        first = next(m for m in self.net.modules() if isinstance(m, torch.nn.Linear))
+        out["matmul_flops"] = matmul_flops(self.cfg.ppo.minibatch_size, first.in_features,
+                                           first.out_features, self.threads,
+                                           clock=self.clock)
         return out

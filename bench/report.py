@@ -75,6 +75,12 @@ def _bandwidth(r: Record, copy_bytes_per_s: float | None) -> str:
     return f"{achieved / 1e9:.2f}{share}"
 
 
+def _gflops(detail: dict, key: str) -> str:
+    """``detail[key]`` FLOP/s as GFLOP/s, or a dash when the record lacks it."""
+    value = detail.get(key)
+    return "—" if not value else f"{value / 1e9:.1f}"
+
+
 def _training_split(records: list[Record]) -> list[str]:
     """The section on the ppo rows: decisions/s and where an iteration's time goes."""
     rows = [r for r in records if r.engine == "ppo" and r.detail]
@@ -90,11 +96,15 @@ def _training_split(records: list[Record]) -> list[str]:
         "observations, masks, the opponents' and delegate's decisions, the rollout buffer), "
         "*features* (`net.encode`: input features and symmetry), *forward* (the learner's "
         "`sample_actions`), *update* (advantages and `ppo_update`). Averages over the timed "
-        "runs; on the CPU clock every torch thread counts.",
+        "runs; on the CPU clock every torch thread counts. *Update GFLOP/s*: the update's "
+        "model arithmetic (6 FLOPs per linear-layer weight and sample passed) over its time; "
+        "*matmul GFLOP/s*: one `torch.mm` of a minibatch through the first layer on the same "
+        "threads, what the CPU's matrix multiply does (`bench/entry_points.py`).",
         "",
         "| config | games | torch threads | learner decisions/s | decisions/iteration "
-        "| s/iteration | env | features | forward | update |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| s/iteration | env | features | forward | update | update GFLOP/s "
+        "| matmul GFLOP/s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         d = r.detail
@@ -108,7 +118,8 @@ def _training_split(records: list[Record]) -> list[str]:
             f"| {_fmt(r.steps_per_s)} "
             f"| {_fmt(d['decisions_per_iteration'])} | {d['total_s']:.2f} "
             f"| {part('env_s')} | {part('features_s')} | {part('forward_s')} "
-            f"| {part('update_s')} |"
+            f"| {part('update_s')} | {_gflops(d, 'update_flops')} "
+            f"| {_gflops(d, 'matmul_flops')} |"
         )
     return lines
 

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from bench.bandwidth import achieved_bandwidth, copy_bandwidth, step_bytes
-from bench.entry_points import PPOLoop, seat_loop, table_label, tournament_loop
+from bench.entry_points import PPOLoop, linear_macs, seat_loop, table_label, tournament_loop
 from bench.report import Record, render_markdown
 from cli import main as cli
 
@@ -71,7 +71,16 @@ def test_report_bandwidth_columns_and_training_split():
     assert text.count("| — | — |") >= 2  # aec and ppo rows: no bytes/step
     assert "## Training throughput (batch PPO)" in text
     assert ("| four_aces_4p.yaml | 256 | 1 | 5,000 | 7,360 | 2.00 | 0.20 s (10%) "
-            "| 0.10 s (5%) | 0.30 s (15%) | 1.40 s (70%) |") in text
+            "| 0.10 s (5%) | 0.30 s (15%) | 1.40 s (70%) | — | — |") in text
+    records[2].detail.update(update_flops=41.26e9, matmul_flops=90.04e9)
+    text = render_markdown(records, [], info, "cardrl bench", [], None)
+    assert "| 1.40 s (70%) | 41.3 | 90.0 |" in text
+
+
+def test_linear_macs_counts_the_weights_of_linear_layers():
+    torch = pytest.importorskip("torch")
+    net = torch.nn.Sequential(torch.nn.Linear(10, 4), torch.nn.ReLU(), torch.nn.Linear(4, 3))
+    assert linear_macs(net) == 10 * 4 + 4 * 3
 
 
 def test_seat_loop_counts_learner_steps():
@@ -107,6 +116,12 @@ def test_ppo_loop_split_adds_up():
     parts = sum(detail[k] for k in ("env_s", "features_s", "forward_s", "update_s"))
     assert parts == pytest.approx(detail["total_s"])
     assert min(detail[k] for k in ("env_s", "forward_s", "update_s")) > 0
+    # every epoch passes each decision once through the net (no target_kl in the config)
+    samples = decisions * loop.cfg.ppo.update_epochs
+    assert loop.cfg.ppo.target_kl is None
+    assert detail["update_flops"] == pytest.approx(
+        6 * linear_macs(loop.net) * samples / detail["update_s"])
+    assert detail["matmul_flops"] > 0
     with pytest.raises(ValueError, match="torch threads 0"):
         PPOLoop("configs/four_aces_4p.yaml", num_games=4, threads=0)
 
