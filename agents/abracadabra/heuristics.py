@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.abracadabra import kernels
 from agents.base import Agent
 from agents.view import ObsView
 from envs.abracadabra.config import VARIANT_SPECS
@@ -74,6 +75,63 @@ _LOWEST_RANK = np.array([RANKS.index(spec.lowest_rank) for spec in _SPECS])  # r
 
 _RANK14 = np.where(np.arange(NUM_CARDS) == JOKER, 13, RANK_OF).astype(np.int64)
 _NEG = -1.0e9
+#: the cards of each variant's deck below the joker (A1), by the variant's position
+_DECK52 = RANK_OF[None, :52] >= _LOWEST_RANK[:, None]
+_SUIT52 = SUIT_OF[:52].astype(np.intp)
+
+
+def _trump_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What :class:`_Table` needs of the trump suit ``t`` alone, by row ``t + 1`` (row 0:
+    no trump): the effective suit of every card (the joker is a trump, B3) [5, 53], which
+    cards are trumps [5, 53], the strength to keep or shed [5, 53] (joker > trumps > side
+    cards, then rank, E3) and the trick strength when suit ``l`` was led, row ``l + 1``
+    (row 0: nothing led) [5, 5, 53]. Every row is the per-row expression it replaces."""
+    trump = np.arange(-1, 4)[:, None]
+    esuit = np.tile(SUIT_OF.astype(np.int64), (5, 1))
+    esuit[:, JOKER] = trump[:, 0]
+    trumpish = (esuit == trump) & (trump >= 0)
+    trumpish[:, JOKER] = True
+    joker = np.arange(NUM_CARDS) == JOKER
+    key = np.where(joker, 100, np.where(trumpish, 50 + _RANK14, 20 + _RANK14)).astype(np.float64)
+    led = np.arange(-1, 4)[None, :, None]
+    power = np.where(
+        joker,
+        100,
+        np.where(trumpish[:, None, :], 50 + _RANK14,
+                 np.where(esuit[:, None, :] == led, 20 + _RANK14, 0)),
+    ).astype(np.int64)
+    return esuit, trumpish, key, power
+
+
+_ESUIT, _TRUMPISH, _KEY, _POWER = _trump_tables()
+#: the one-hot segments :class:`_Table` decodes (the bids: one block of 14 per slot), by
+#: their first column and width, in the order of :func:`_one_hots`' columns
+_ONE_HOTS = [("variant", 0), ("phase", 0), ("trump_suit", 0), ("declarer", 0),
+             ("target", 0), ("trick_leader", 0), ("acting_hand", 0)] + [
+    ("bids", b) for b in range(4)]
+_ONE_HOT_WIDTH = np.array([LAYOUT.segments[name].size // (4 if name == "bids" else 1)
+                           for name, _ in _ONE_HOTS], np.int64)
+_ONE_HOT_START = np.array([LAYOUT.segments[name].start + b * w
+                           for (name, b), w in zip(_ONE_HOTS, _ONE_HOT_WIDTH, strict=True)],
+                          np.int64)
+
+
+def _one_hots(obs: np.ndarray) -> np.ndarray:
+    """int64 [N, 11]: :meth:`ObsView.index` of every segment of :data:`_ONE_HOTS` (the
+    bids per block, as ``block_index``), in one compiled pass over the rows."""
+    out = np.empty((len(obs), len(_ONE_HOTS)), np.int64)
+    kernels.one_hot_indices(obs, _ONE_HOT_START, _ONE_HOT_WIDTH, out)
+    return out
+
+
+def _index(seg: np.ndarray) -> np.ndarray:
+    """int64 [...]: :meth:`ObsView.index` (and ``block_index``) of a one-hot segment
+    [..., k]: the position of the first maximum along the last axis where that maximum
+    is > 0.5, else -1 (the maximum read at the argmax: the same values, faster)."""
+    flat = seg.reshape(-1, seg.shape[-1])
+    at = flat.argmax(axis=1)
+    top = flat[np.arange(len(flat)), at]
+    return np.where(top > 0.5, at, -1).astype(np.int64).reshape(seg.shape[:-1])
 
 
 def _fill(choice: np.ndarray, cond: np.ndarray, score, cand) -> None:
@@ -99,49 +157,45 @@ class _Table:
         n = v.n
         self.n = n
         rows = np.arange(n)
-        variant = np.maximum(v.index("variant"), 0)
+        one_hot = _one_hots(v.obs)  # the columns of _ONE_HOTS
+        variant = np.maximum(one_hot[:, 0], 0)
         self.P = _PLAYERS[variant]
         self.H = _HANDS[variant]
         self.E = _CARDS_EACH[variant]
         self.has_dummy = self.H > self.P
         self.suit_size = 13 - _LOWEST_RANK[variant]  # cards of each suit in the deck
-        self.phase = v.index("phase")  # the Phase value (the one-hot's position), -1 over
+        self.phase = one_hot[:, 1]  # the Phase value (the one-hot's position), -1 over
         self.hand = v.flag("hand")
         self.dummy = v.flag("dummy_hand")
         self.shown = v.flag("shown")
         leftover = v.flag("leftover")
-        t = v.index("trump_suit")
+        t = one_hot[:, 2]
         self.trump = np.where(t == 4, -1, t)
-        self.bids = v.block_index("bids", 4)  # [N, 4] bid per relative player slot
-        self.declarer = v.index("declarer")
-        self.target = v.index("target")
+        self.bids = np.ascontiguousarray(one_hot[:, 7:11])  # [N, 4] bid per relative player slot
+        self.declarer = one_hot[:, 3]
+        self.target = one_hot[:, 4]
         played = v.blocks("played", 4) > 0.5  # [N, 4, 53]
         trick = v.blocks("trick", 4) > 0.5
-        self.trick_card = np.where(trick.any(axis=2), trick.argmax(axis=2), -1)  # [N, 4]
-        self.trick_count = trick.any(axis=2).sum(axis=1)
-        self.leader = v.index("trick_leader")
-        self.acting = np.maximum(v.index("acting_hand"), 0)
+        in_trick = trick.any(axis=2)  # [N, 4]
+        self.trick_card = np.where(in_trick, trick.argmax(axis=2), -1)  # [N, 4]
+        self.trick_count = in_trick.sum(axis=1)
+        self.leader = one_hot[:, 5]
+        self.acting = np.maximum(one_hot[:, 6], 0)
         self.tricks = np.rint(v["tricks_won"] * self.E[:, None]).astype(np.int64)
         self.remaining = self.E - np.rint(v.scalar("tricks_played") * self.E).astype(np.int64)
         self.called = v.flag("called")
         # the deck of the variant; the joker is in the game when a card is left over (A1)
-        deck = np.zeros((n, NUM_CARDS), bool)
-        deck[:, :52] = RANK_OF[None, :52] >= _LOWEST_RANK[variant][:, None]
+        deck = np.empty((n, NUM_CARDS), bool)
+        deck[:, :52] = _DECK52[variant]
         deck[:, JOKER] = leftover.any(axis=1)
         # cards still in some hand: not played, not the turned-up leftover (B2)
         self.in_play = deck & ~played.any(axis=1) & ~leftover
-        # effective suit (the joker belongs to the trump suit, B3) and rank (joker on top)
-        esuit = np.broadcast_to(SUIT_OF.astype(np.int64), (n, NUM_CARDS)).copy()
-        esuit[:, JOKER] = self.trump
-        self.esuit = esuit
-        self.trumpish = (esuit == self.trump[:, None]) & (self.trump[:, None] >= 0)
-        self.trumpish[:, JOKER] = True
-        rank = np.broadcast_to(_RANK14, (n, NUM_CARDS))
+        # effective suit (the joker belongs to the trump suit, B3) and rank (joker on top);
         # strength to keep (or shed): joker > trumps > side cards, then rank (E3)
-        self.key = np.where(
-            np.arange(NUM_CARDS) == JOKER, 100, np.where(self.trumpish, 50 + rank, 20 + rank)
-        ).astype(np.float64)
-        self.rank = rank
+        by_trump = self.trump + 1
+        self.trumpish = _TRUMPISH[by_trump]
+        self.key = _KEY[by_trump]
+        self.rank = np.broadcast_to(_RANK14, (n, NUM_CARDS))
         # the acting hand's cards: own hand, or the dummy's when playing for it (E4)
         self.for_dummy = self.has_dummy & (self.acting == self.P)
         self.cards = np.where(self.for_dummy[:, None], self.dummy, self.hand)
@@ -150,40 +204,33 @@ class _Table:
         self.last = self.trick_count == self.H - 1
         leader = np.maximum(self.leader, 0)
         lead_card = np.where(self.leader >= 0, self.trick_card[rows, leader], -1)
-        self.led = np.where(lead_card >= 0, esuit[rows, np.maximum(lead_card, 0)], -1)
+        self.led = np.where(lead_card >= 0, _ESUIT[by_trump, np.maximum(lead_card, 0)], -1)
         power = self.power(self.led)
         tc = np.maximum(self.trick_card, 0)
-        tp = np.where(self.trick_card >= 0, np.take_along_axis(power, tc, axis=1), -1)
+        tp = np.where(self.trick_card >= 0, power[rows[:, None], tc], -1)
         self.best = tp.max(axis=1)
         self.winner = np.where(self.leading, -1, tp.argmax(axis=1))
         self.trick_power = power
 
+    @property
+    def esuit(self) -> np.ndarray:
+        """int64 [N, 53]: the effective suit of every card (the joker's: the trump suit,
+        -1 without one; B3)."""
+        return _ESUIT[self.trump + 1]
+
     def power(self, led: np.ndarray) -> np.ndarray:
-        """[N, 53] trick strength of every card when suit ``led`` was led (E3)."""
-        return np.where(
-            np.arange(NUM_CARDS) == JOKER,
-            100,
-            np.where(
-                self.trumpish,
-                50 + self.rank,
-                np.where(self.esuit == led[:, None], 20 + self.rank, 0),
-            ),
-        )
+        """[N, 53] trick strength of every card when suit ``led`` (-1..3) was led (E3)."""
+        return _POWER[self.trump + 1, led + 1]
 
     def threats(self, holder: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For the cards of ``holder`` [N, 53]: how many cards out (in play, not held)
         rank above each card in its effective suit [N, 53], and the cards out per
         effective suit [N, 4]."""
         n = self.n
-        out = self.in_play & ~holder
-        grid = np.zeros((n, 4, 14), np.int64)
-        grid[:, :, :13] = out[:, :52].reshape(n, 4, 13)
-        has_trump = self.trump >= 0
-        grid[np.flatnonzero(has_trump), self.trump[has_trump], 13] = out[has_trump, JOKER]
-        above = grid[:, :, ::-1].cumsum(axis=2)[:, :, ::-1] - grid  # strictly higher
-        higher = np.zeros((n, NUM_CARDS), np.int64)
-        higher[:, :52] = above[:, :, :13].reshape(n, 52)
-        per_suit = grid.sum(axis=2)
+        higher = np.empty((n, NUM_CARDS), np.int64)
+        per_suit = np.empty((n, 4), np.int64)
+        kernels.threats(self.in_play, np.ascontiguousarray(holder), self.trump, higher,
+                        per_suit)
         return higher, per_suit
 
     def suit_count(self, per_suit: np.ndarray, suit: np.ndarray) -> np.ndarray:
@@ -266,7 +313,9 @@ def choose_play(t: _Table, legal: np.ndarray) -> np.ndarray:
     cards = t.cards & legal
     key = t.key
     # -- own situation: tricks needed and forced winners of the own hand -----------------
-    own_higher, _ = t.threats(t.hand)
+    higher, per_suit = t.threats(t.cards)
+    # the acting hand is the own hand unless some row plays for the dummy (E4)
+    own_higher = t.threats(t.hand)[0] if t.for_dummy.any() else higher
     forced_own = t.hand & t.trumpish & (own_higher == 0)
     F = forced_own.sum(axis=1)
     need = t.target - t.tricks[:, 0]
@@ -278,10 +327,10 @@ def choose_play(t: _Table, legal: np.ndarray) -> np.ndarray:
     mode_max = ~can_hit
 
     # -- the acting hand (own, or the dummy) --------------------------------------------
-    higher, per_suit = t.threats(t.cards)
     forced = t.cards & t.trumpish & (higher == 0)
     out_trumps = t.suit_count(per_suit, t.trump)
-    out_in_suit = t.suit_count(per_suit, t.esuit)  # [N, 53] cards out in the card's suit
+    # [N, 53] cards out in the card's suit (the joker's: the trump suit's)
+    out_in_suit = np.concatenate([per_suit[:, _SUIT52], out_trumps[:, None]], axis=1)
     after = (t.H - 1 - t.trick_count)[:, None]  # hands still to play after this one
 
     # winning chances when leading
@@ -389,7 +438,7 @@ class AbracadabraHeuristic(Agent):
         view = ObsView(LAYOUT, observations)
         n = view.n
         out = np.zeros(n, np.int64)
-        phase = view.index("phase")  # the Phase value (the one-hot's position), -1 over
+        phase = _index(view["phase"])  # the Phase value (the one-hot's position), -1 over
         # play (every step): vectorised; one decoded table per phase
         play = np.flatnonzero(phase == Phase.PLAY.value)
         if len(play):
