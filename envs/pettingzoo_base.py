@@ -18,6 +18,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env import AECIterable
+from pettingzoo.utils.wrappers.order_enforcing import (
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
+)
 
 from envs.core import BatchEngine, check_choice
 
@@ -126,15 +131,19 @@ class BatchEngineAEC(AECEnv):
             np.concatenate([observation.high, np.asarray(hidden_state_bounds[1], np.float32)]))
         self._num_actions = engine.num_actions
         self._no_mask = np.zeros(engine.num_actions, dtype=np.int8)
+        #: the mask of the agent to act (a fresh array per step: infos hold it); the zero
+        #: mask once the game is over
         self._mask = self._no_mask
         self._seeded = False
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         # The observation of the current state per seat, computed on first use and kept
         # until the next reset or step; observe() returns copies of its rows.
         self._obs = np.zeros((engine.num_players, engine.observation_size), np.float32)
+        self._obs_rows = list(self._obs)  # the rows as views, indexed without numpy
         self._obs_fresh = [False] * engine.num_players
         self._result: dict | None = None
         self._illegal: dict | None = None  # what ended the game, under "terminate"
+        self._zero_rewards = {a: 0.0 for a in self.possible_agents}
 
     # -- PettingZoo API ---------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -164,11 +173,21 @@ class BatchEngineAEC(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
+        row = self._obs_rows[seat]
         if not self._obs_fresh[seat]:
-            self.engine.observe_one(seat, self._obs[seat])
+            self._observe_into(seat, row)
             self._obs_fresh[seat] = True
-        mask = self._mask if agent == self.agent_selection and not self._over else self._no_mask
-        return {"observation": self._obs[seat].copy(), "action_mask": mask.copy()}
+        # (self._mask is the zero mask once the game is over)
+        mask = self._mask if agent == self.agent_selection else self._no_mask
+        return {"observation": row.copy(), "action_mask": mask.copy()}
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict]:
+        """PettingZoo's ``last``: the observation (a fresh dict, see :meth:`observe`),
+        cumulative reward, termination, truncation and info of the agent to act."""
+        agent = self.agent_selection
+        assert agent is not None
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def step(self, action: int | None) -> None:
         """Play ``action`` (an integer id, see :func:`action_id`) for the agent to act;
@@ -183,16 +202,20 @@ class BatchEngineAEC(AECEnv):
             raise ValueError(f"{agent} is to act: action None is only for finished agents")
         a = action_id(action, self._num_actions)
         try:
-            rewards = self.engine.step(np.array([a], dtype=np.int64))[0].tolist()
+            rewards = self._engine_step(a)
         except ValueError as error:  # illegal: the engine has changed nothing
             if self.illegal_action == "raise":
                 raise
             self._terminate_illegal(agent, a, str(error))
             return
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict(zip(self.possible_agents, rewards, strict=True))
-        self._accumulate_rewards()
-        self._after_change(deal_over=bool(getattr(self.engine, "deal_over", (True,))[0]))
+        if rewards is None:  # no deal ended: nobody earned anything (adding 0.0 is a no-op)
+            self.rewards = self._zero_rewards.copy()
+            self._after_change(deal_over=False)
+        else:
+            self.rewards = dict(zip(self.possible_agents, rewards, strict=True))
+            self._accumulate_rewards()
+            self._after_change(deal_over=True)
         if self.render_mode == "human":
             self.render()
 
@@ -246,31 +269,52 @@ class BatchEngineAEC(AECEnv):
         (float32, every entry)."""
         raise NotImplementedError
 
-    # -- internals ---------------------------------------------------------------------
-    @property
-    def _over(self) -> bool:
-        return self._illegal is not None or bool(self.engine.game_over[0])
+    # -- the engine calls of a step ------------------------------------------------------
+    def _engine_step(self, action: int) -> list[float] | None:
+        """Play ``action`` (a valid id) in the engine's game. Returns every seat's reward
+        (floats in seat order), or None when no deal or round ended in this step (then
+        every reward is 0, :meth:`~envs.core.BatchEngine.step`). An illegal action raises
+        the engine's ``ValueError`` and changes nothing."""
+        rewards = self.engine.step(np.array([action], dtype=np.int64))
+        deal_over = getattr(self.engine, "deal_over", None)  # None: the engine cannot tell
+        if deal_over is not None and not deal_over[0]:
+            return None
+        return rewards[0].tolist()
 
+    def _legal_mask(self) -> np.ndarray:
+        """int8 [num_actions]: the legal actions of the player to act, a fresh array."""
+        return self.engine.legal_action_mask()[0].view(np.int8)
+
+    def _observe_into(self, seat: int, out: np.ndarray) -> None:
+        """Write ``seat``'s observation of the game into ``out`` (float32 [size])."""
+        self.engine.observe_one(seat, out)
+
+    # -- internals ---------------------------------------------------------------------
     def _after_change(self, deal_over: bool = True) -> None:
         """Refresh selection, mask, terminations and infos from the engine; the result
         dict is rebuilt only when a deal may have ended (``deal_over``)."""
-        self._obs_fresh = [False] * self.engine.num_players
+        self._obs_fresh = [False] * len(self._obs_rows)
         if deal_over:
             self._result = self.fixed_result()
         result = self._result
-        if self._over:
-            self._mask = self._no_mask
+        over = self._illegal is not None or bool(self.engine.game_over[0])
+        if over:
+            self._mask = mask = self._no_mask
             self.terminations = {a: True for a in self.agents}
         else:
             self.agent_selection = self.possible_agents[int(self.engine.current_player[0])]
-            self._mask = self.engine.legal_action_mask()[0].view(np.int8)  # (a fresh copy)
-        selected, mask, no_mask = self.agent_selection, self._mask, self._no_mask
+            self._mask = mask = self._legal_mask()
+        # a fresh info dict per agent and step (callers may keep or extend them)
+        no_mask = self._no_mask
         if result is None:
-            self.infos = {a: {"action_mask": mask if a == selected else no_mask}
-                          for a in self.agents}
+            infos = {a: {"action_mask": no_mask} for a in self.agents}
+            if not over:
+                infos[self.agent_selection] = {"action_mask": mask}
         else:
-            self.infos = {a: {"action_mask": mask if a == selected else no_mask,
-                              "result": result} for a in self.agents}
+            infos = {a: {"action_mask": no_mask, "result": result} for a in self.agents}
+            if not over:
+                infos[self.agent_selection] = {"action_mask": mask, "result": result}
+        self.infos = infos
 
     def _terminate_illegal(self, agent: str, action: int, reason: str) -> None:
         """End the game after ``agent``'s illegal ``action``: ``ILLEGAL_ACTION_REWARD``
@@ -309,14 +353,17 @@ class CheckedActions(wrappers.AssertOutOfBoundsWrapper):
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's ``OrderEnforcingWrapper`` (the same checks, errors and warnings),
-    with ``last()`` and attribute reads going straight to the unwrapped environment once
-    ``reset`` has been called, instead of through one ``__getattr__`` per wrapper layer
-    (the inner layers only forward those reads). ``api_test`` sees the standard
-    classes: both wrappers here subclass PettingZoo's."""
+    with ``last()``, ``observe()``, ``step()``, the ``agent_iter()`` loop and attribute
+    reads going straight to the unwrapped environment once ``reset`` has been called,
+    instead of through each wrapper layer (the inner layer, :class:`CheckedActions`,
+    passes every call through unchanged). ``api_test`` sees the standard classes: both
+    wrappers here subclass PettingZoo's."""
 
     def __init__(self, env: AECEnv):
         super().__init__(env)
         self._raw = env.unwrapped
+        # the layers below only forward step() and observe(): call the environment's own
+        self._direct = all(type(layer) is CheckedActions for layer in _layers(env))
 
     def __getattr__(self, name: str) -> Any:
         raw = self.__dict__.get("_raw")
@@ -328,6 +375,56 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self._raw.last(observe)
+
+    def step(self, action: Any) -> None:
+        if self._has_reset and self._direct and self._raw.agents:
+            self._has_updated = True
+            self._raw.step(action)
+        else:
+            super().step(action)  # PettingZoo's (errors, warnings, the inner layers)
+
+    def observe(self, agent: str) -> Any:
+        if self._has_reset and self._direct:
+            return self._raw.observe(agent)
+        return super().observe(agent)
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
+        if not self._has_reset:
+            return super().agent_iter(max_iter)  # PettingZoo's error
+        return _OrderEnforcingIterable(self, max_iter)
+
+
+def _layers(env: AECEnv) -> list[AECEnv]:
+    """The wrappers between ``env`` (included) and the unwrapped environment."""
+    layers = []
+    while isinstance(env, wrappers.BaseWrapper):
+        layers.append(env)
+        env = env.env
+    return layers
+
+
+class _OrderEnforcingIterable(AECOrderEnforcingIterable):
+    """PettingZoo's ``agent_iter()`` of :class:`OrderEnforcing`, its iterator reading the
+    unwrapped environment directly."""
+
+    def __iter__(self) -> AECOrderEnforcingIterator:
+        return _OrderEnforcingIterator(self.env, self.max_iter)
+
+
+class _OrderEnforcingIterator(AECOrderEnforcingIterator):
+    """PettingZoo's iterator (stops when no agent is left or after ``max_iter`` agents;
+    asserts that ``step`` or ``reset`` came between two agents), reading ``agents`` and
+    ``agent_selection`` from the unwrapped environment."""
+
+    def __next__(self) -> str:
+        env = self.env
+        raw = env._raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return raw.agent_selection
 
 
 def standard_wrappers(env: AECEnv) -> AECEnv:
