@@ -4,10 +4,12 @@ An agent that draws many random numbers in a numba kernel (the Four Aces look-ah
 discarder draws 53 keys per sample) can call numpy's generator from compiled code, but
 each number then costs a call through the bit generator's function pointer. Here the
 generator's 128-bit state is handed over as four words, stepped inline by
-:func:`next_double` (or many numbers at once by :func:`fill_doubles`) and written back,
-so the generator ends exactly where ``rng.random(n)`` would leave it, and the numbers
-are the same (PCG64, XSL-RR output; ``random()`` is the top 53 bits of a 64-bit output
-over 2**53).
+:func:`next_double` and written back, so the generator ends exactly where
+``rng.random(n)`` would leave it, and the numbers are the same (PCG64, XSL-RR output;
+``random()`` is the top 53 bits of a 64-bit output over 2**53). Numbers further ahead
+are made directly from one state with the constants of k steps (:func:`jumps`,
+:func:`advance`): independent of each other, so the CPU works on many at once, and a
+caller can skip the numbers it does not need.
 """
 
 from __future__ import annotations
@@ -78,20 +80,20 @@ def _add(a_high, a_low, b_high, b_low):
 @numba.njit(cache=True, inline="always")
 def _step(high, low, mult_high, mult_low, inc_high, inc_low):
     """``state * mult + inc`` (mod 2**128) in (high, low) words: PCG64's step with
-    ``mult`` = the multiplier and ``inc`` = the increment, or k steps at once with their
-    powers (:func:`fill_doubles`)."""
+    ``mult`` = the multiplier and ``inc`` = the increment, or k steps at once with the
+    k-step constants (:func:`jumps`)."""
     high, low = _multiply(high, low, mult_high, mult_low)
     return _add(high, low, inc_high, inc_low)
 
 
 @numba.njit(cache=True, inline="always")
-def _double(high, low) -> float:
-    """``random()``'s number of the state (high, low): its XSL-RR output's top 53 bits
-    over 2**53."""
+def random_bits(high, low) -> int:
+    """The 53-bit integer behind ``random()``'s number of the state (high, low): the top
+    53 bits of its XSL-RR output (``random()`` is this over 2**53)."""
     mixed = high ^ low
     rotation = high >> _ROTATION
     output = (mixed >> rotation) | (mixed << ((np.uint64(64) - rotation) & np.uint64(63)))
-    return np.float64(output >> _DOUBLE_SHIFT) * _DOUBLE_UNIT
+    return np.int64(output >> _DOUBLE_SHIFT)
 
 
 @numba.njit(cache=True, inline="always")
@@ -102,46 +104,29 @@ def next_double(words: np.ndarray) -> float:
     high, low = _step(words[STATE_HIGH], words[STATE_LOW], _MULT_HIGH, _MULT_LOW,
                       words[INC_HIGH], words[INC_LOW])
     words[STATE_HIGH], words[STATE_LOW] = high, low
-    return _double(high, low)
+    return random_bits(high, low) * _DOUBLE_UNIT
 
 
 @numba.njit(cache=True)
-def fill_doubles(words: np.ndarray, out: np.ndarray) -> None:
-    """Fill ``out`` (float64 [n]) with the next ``n`` numbers of the PCG64 state
-    ``words`` and leave it stepped ``n`` times, as ``n`` calls of :func:`next_double`.
+def jumps(words: np.ndarray, count: int) -> np.ndarray:
+    """uint64 [count + 1, 4]: row k holds the constants of k steps at once for the
+    generator ``words`` (its increment), as (multiplier high, low, increment high, low):
+    the state k steps on is ``state * m_k + c_k`` (mod 2**128), with m_k = m**k and
+    c_k = inc * (m**(k-1) + ... + m + 1). Each of k numbers ahead can so be made from
+    one state independently of the others (:func:`advance`)."""
+    out = np.empty((count + 1, 4), dtype=np.uint64)
+    m_high, m_low = np.uint64(0), np.uint64(1)
+    c_high, c_low = np.uint64(0), np.uint64(0)
+    for k in range(count + 1):
+        out[k, 0], out[k, 1], out[k, 2], out[k, 3] = m_high, m_low, c_high, c_low
+        m_high, m_low = _multiply(_MULT_HIGH, _MULT_LOW, m_high, m_low)
+        c_high, c_low = _step(c_high, c_low, _MULT_HIGH, _MULT_LOW, words[INC_HIGH],
+                              words[INC_LOW])
+    return out
 
-    Each step waits for the one before (a 128-bit multiply), so the numbers are made in
-    four lanes that step four at a time (``state * m**4 + inc * (m**3 + m**2 + m + 1)``),
-    which the CPU works on side by side: the same numbers, in the same order."""
-    n = out.shape[0]
-    i = 0
-    if n >= 8:
-        m_high, m_low = _MULT_HIGH, _MULT_LOW
-        inc_high, inc_low = words[INC_HIGH], words[INC_LOW]
-        h1, l1 = _step(words[STATE_HIGH], words[STATE_LOW], m_high, m_low, inc_high, inc_low)
-        h2, l2 = _step(h1, l1, m_high, m_low, inc_high, inc_low)
-        h3, l3 = _step(h2, l2, m_high, m_low, inc_high, inc_low)
-        h4, l4 = _step(h3, l3, m_high, m_low, inc_high, inc_low)
-        # four steps at once: m**4, and inc * (1 + m + m**2 + m**3) = inc * (1 + m)(1 + m**2)
-        m2_high, m2_low = _multiply(m_high, m_low, m_high, m_low)
-        m4_high, m4_low = _multiply(m2_high, m2_low, m2_high, m2_low)
-        one_m_high, one_m_low = _add(m_high, m_low, np.uint64(0), np.uint64(1))
-        one_m2_high, one_m2_low = _add(m2_high, m2_low, np.uint64(0), np.uint64(1))
-        sum_high, sum_low = _multiply(one_m_high, one_m_low, one_m2_high, one_m2_low)
-        c4_high, c4_low = _multiply(inc_high, inc_low, sum_high, sum_low)
-        while True:
-            out[i] = _double(h1, l1)
-            out[i + 1] = _double(h2, l2)
-            out[i + 2] = _double(h3, l3)
-            out[i + 3] = _double(h4, l4)
-            i += 4
-            if i + 4 > n:
-                break
-            h1, l1 = _step(h1, l1, m4_high, m4_low, c4_high, c4_low)
-            h2, l2 = _step(h2, l2, m4_high, m4_low, c4_high, c4_low)
-            h3, l3 = _step(h3, l3, m4_high, m4_low, c4_high, c4_low)
-            h4, l4 = _step(h4, l4, m4_high, m4_low, c4_high, c4_low)
-        words[STATE_HIGH], words[STATE_LOW] = h4, l4
-    while i < n:
-        out[i] = next_double(words)
-        i += 1
+
+@numba.njit(cache=True, inline="always")
+def advance(high, low, jump: np.ndarray, k: int):
+    """The state (high, low) ``k`` steps on, with ``jump`` = :func:`jumps` (k <= its
+    count): its ``random_bits`` are the k-th number drawn from (high, low)."""
+    return _step(high, low, jump[k, 0], jump[k, 1], jump[k, 2], jump[k, 3])

@@ -43,7 +43,7 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from agents.four_aces.set_scores import ACE_BITS, OFFSET, TABLE_CARDS_MAX
-from agents.pcg64 import fill_doubles
+from agents.pcg64 import STATE_HIGH, STATE_LOW, advance, jumps, random_bits
 from envs.cards import NUM_CARDS, NUM_RANKS
 from envs.four_aces.rules import MAX_HAND
 from envs.four_aces.scoring_tables import MAX_CARDS, tables
@@ -231,35 +231,22 @@ def card_bit(card: int) -> int:
 # ------------------------------------------------------------------------------------
 #: 2**53: a key drawn by ``rng.random()`` is a whole multiple of 1 / 2**53
 _KEY_SCALE = 9007199254740992.0
-#: a packed key above every real one (:func:`_smallest_keys`)
+#: a packed key above every real one (:func:`_keep_smallest`)
 _NO_KEY = np.int64(1) << 62
 #: bits of a packed key that hold the card
 _CARD_BITS = 6
+_CARD_MASK = (1 << _CARD_BITS) - 1
 
 
 @numba.njit(cache=True, inline="always")
-def _smallest_keys(keys: np.ndarray, pool: np.ndarray, bound: float, count: int,
-                   out: np.ndarray, candidates: np.ndarray, top: np.ndarray) -> None:
-    """``out[:count]``: the unseen cards (``pool`` [53] > 0) in increasing order of
-    their ``keys`` [53], equal keys by card index; with fewer unseen cards than ``count``
-    the first draw is repeated in the missing places, with none it is card 0. Only the
-    cards keyed below ``bound`` compete, unless they are fewer than ``count`` (then every
-    unseen card does: keys lie below 1).
-
-    Each key is packed with its card as one integer, ``key * 2**53`` above the card's
-    six bits (exact for the keys of ``rng.random()``, whole multiples of 2**-53), so
-    equal keys order by card; the ``count`` smallest are kept sorted in ``top`` by a
-    min/max insertion without branches (a sort's branches mispredict on random keys).
-    ``candidates`` [53] and ``top`` [count] are scratch."""
-    found = 0
-    for limit in (bound, 2.0):
-        found = 0
-        for c in range(keys.shape[0]):  # (no branch: every card written, kept if it counts)
-            key = keys[c]
-            candidates[found] = (np.int64(key * _KEY_SCALE) << _CARD_BITS) | c
-            found += (key < limit) & (pool[c] > 0)
-        if found >= count:
-            break
+def _keep_smallest(candidates: np.ndarray, found: int, count: int, out: np.ndarray,
+                   top: np.ndarray) -> None:
+    """``out[:count]``: the cards of the ``count`` smallest packed keys of
+    ``candidates[:found]`` in increasing order; with fewer than ``count`` candidates the
+    first is repeated in the missing places, with none it is card 0. A packed key is the
+    key's 53-bit integer (``rng.random()`` is it over 2**53) above the card's six bits,
+    so equal keys order by card. They are kept sorted in ``top`` [count] by a min/max
+    insertion without branches (a sort's branches mispredict on random keys)."""
     for i in range(count):
         top[i] = _NO_KEY
     for a in range(found):
@@ -269,7 +256,7 @@ def _smallest_keys(keys: np.ndarray, pool: np.ndarray, bound: float, count: int,
         top[0] = min(top[0], packed)
     for i in range(count):
         if i < found:
-            out[i] = top[i] & ((1 << _CARD_BITS) - 1)
+            out[i] = top[i] & _CARD_MASK
         else:  # no card left: repeat the first draw
             out[i] = out[0] if i else 0
 
@@ -277,7 +264,7 @@ def _smallest_keys(keys: np.ndarray, pool: np.ndarray, bound: float, count: int,
 @numba.njit(cache=True, inline="always")
 def _key_bound(pool: np.ndarray, count: int) -> float:
     """The ``count`` smallest keys of the unseen cards (``pool`` [53]) lie below this
-    bound but for a small chance (:func:`_smallest_keys` then sorts them all)."""
+    bound but for a small chance (then every unseen card's key competes)."""
     return (count + 5.0) / max(pool.sum(), 1)
 
 
@@ -286,10 +273,9 @@ def pick_draws(keys: np.ndarray, pool: np.ndarray, count: int) -> np.ndarray:
     """int64 [N, S, count]: per row and sample, the first ``count`` unseen cards
     (``pool`` [N, 53] > 0) in increasing order of their ``keys`` [N, S, 53] (float64 in
     [0, 1), whole multiples of 2**-53 as ``rng.random`` draws them), equal keys by card
-    index: ``np.argsort`` of the keys with every other card's
-    key raised above 1, cut to ``count``. A row with fewer unseen cards than ``count``
-    repeats its first draw in the missing places; one with none draws card 0 (the first
-    of equal keys)."""
+    index: ``np.argsort`` of the keys with every other card's key raised above 1, cut to
+    ``count``. A row with fewer unseen cards than ``count`` repeats its first draw in the
+    missing places; one with none draws card 0 (the first of equal keys)."""
     n, samples, cards = keys.shape
     out = np.empty((n, samples, count), dtype=np.int64)
     candidates = np.empty(cards, dtype=np.int64)
@@ -297,7 +283,16 @@ def pick_draws(keys: np.ndarray, pool: np.ndarray, count: int) -> np.ndarray:
     for r in range(n):
         bound = _key_bound(pool[r], count)
         for s in range(samples):
-            _smallest_keys(keys[r, s], pool[r], bound, count, out[r, s], candidates, top)
+            found = 0
+            for limit in (bound, 2.0):  # the keys below the bound; all if they are too few
+                found = 0
+                for c in range(cards):  # (no branch: every card written, kept if it counts)
+                    key = keys[r, s, c]
+                    candidates[found] = (np.int64(key * _KEY_SCALE) << _CARD_BITS) | c
+                    found += (key < limit) & (pool[r, c] > 0)
+                if found >= count:
+                    break
+            _keep_smallest(candidates, found, count, out[r, s], top)
     return out
 
 
@@ -306,18 +301,37 @@ def sample_draws(words: np.ndarray, pool: np.ndarray, samples: int,
                  count: int) -> np.ndarray:
     """:func:`pick_draws` of keys drawn here from the PCG64 state ``words``
     (:func:`agents.pcg64.state_words`, stepped in place): the numbers of
-    ``rng.random((N, samples, 53))`` in that order, one row's at a time, without
-    building that array."""
+    ``rng.random((N, samples, 53))`` in that order, without building that array. Each
+    sample's key of card c is the (c + 1)-th number from the sample's first state, made
+    directly (:func:`agents.pcg64.advance`), and only for the unseen cards."""
     n, cards = pool.shape
     out = np.empty((n, samples, count), dtype=np.int64)
-    keys = np.empty((samples, cards))
+    jump = jumps(words, cards)
+    unseen = np.empty(cards, dtype=np.int64)
     candidates = np.empty(cards, dtype=np.int64)
     top = np.empty(count, dtype=np.int64)
+    high, low = words[STATE_HIGH], words[STATE_LOW]
     for r in range(n):
-        fill_doubles(words, keys.reshape(-1))
-        bound = _key_bound(pool[r], count)
+        listed = 0
+        for c in range(cards):
+            unseen[listed] = c
+            listed += pool[r, c] > 0
+        bound = _key_bound(pool[r], count) * _KEY_SCALE  # (exact: a power of two)
         for s in range(samples):
-            _smallest_keys(keys[s], pool[r], bound, count, out[r, s], candidates, top)
+            found = 0
+            for limit in (bound, _KEY_SCALE):  # as pick_draws: all if too few are below
+                found = 0
+                for i in range(listed):
+                    c = unseen[i]
+                    state_high, state_low = advance(high, low, jump, c + 1)
+                    key = random_bits(state_high, state_low)
+                    candidates[found] = (key << _CARD_BITS) | c
+                    found += key < limit
+                if found >= count:
+                    break
+            _keep_smallest(candidates, found, count, out[r, s], top)
+            high, low = advance(high, low, jump, cards)  # the next sample's first state
+    words[STATE_HIGH], words[STATE_LOW] = high, low
     return out
 
 

@@ -29,16 +29,26 @@ def test_the_numbers_and_the_final_state_are_numpys(seed):
     np.testing.assert_array_equal(ours.integers(0, 100, 50), numpys.integers(0, 100, 50))
 
 
-@pytest.mark.parametrize("count", [0, 1, 7, 8, 9, 11, 12, 636, 10_001])
+@numba.njit
+def _ahead(words: np.ndarray, count: int, out: np.ndarray) -> None:
+    """``out[k - 1]``: the k-th number from ``words``' state, each made directly by a jump
+    of k steps; then the state moved ``count`` steps on."""
+    jump = pcg64.jumps(words, count)
+    high, low = words[pcg64.STATE_HIGH], words[pcg64.STATE_LOW]
+    for k in range(count, 0, -1):  # (any order: the numbers do not depend on each other)
+        state_high, state_low = pcg64.advance(high, low, jump, k)
+        out[k - 1] = pcg64.random_bits(state_high, state_low) / 2.0**53
+    words[pcg64.STATE_HIGH], words[pcg64.STATE_LOW] = pcg64.advance(high, low, jump, count)
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 53, 200])
 @pytest.mark.parametrize("seed", [0, 2**63 + 5])
-def test_four_lanes_give_the_same_numbers_and_final_state(seed, count):
-    """``fill_doubles`` steps four lanes at once (a jump of four steps); every count,
-    a multiple of four or not, leaves the numbers and the state of one-by-one steps."""
+def test_jumps_make_the_numbers_ahead_and_the_state_after_them(seed, count):
     ours, numpys = np.random.default_rng(seed), np.random.default_rng(seed)
     ours.random(5), numpys.random(5)
     words = pcg64.state_words(ours)
     out = np.empty(count)
-    pcg64.fill_doubles(words, out)
+    _ahead(words, count, out)
     pcg64.store_words(ours, words)
     np.testing.assert_array_equal(out, numpys.random(count))
     assert ours.bit_generator.state == numpys.bit_generator.state
