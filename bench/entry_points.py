@@ -61,7 +61,6 @@ from unittest import mock
 import numpy as np
 
 from bench.loops import Loop
-from envs import registry
 
 #: game -> the heuristics of its tournament row
 TOURNAMENT_AGENTS: dict[str, tuple[str, ...]] = {
@@ -209,10 +208,8 @@ class PPOLoop:
                  num_games: int | None = None, threads: int = PPO_THREADS):
         import torch
 
-        from agents.policy.net import PolicyNet
-        from training.actors import make_delegate_agent, net_act_fn
         from training.config import load_config
-        from training.seat_env import make_pool
+        from training.ppo_batch import build_trainer
 
         if not isinstance(threads, int) or threads < 1:
             raise ValueError(f"torch threads {threads!r}: expected an integer >= 1")
@@ -226,15 +223,8 @@ class PPOLoop:
         self.clock = clock
         self.rng = np.random.default_rng(seed)
         torch.manual_seed(seed)
-        # as train_batch_ppo sets them up (training/ppo_batch.py)
-        self.engine = registry.make_engine(cfg.game, cfg.num_games, **cfg.options)
-        self.pool = make_pool(cfg.game, cfg.opponents, seed, cfg.max_snapshots)
-        p = cfg.ppo
-        self.net = PolicyNet(self.engine.observation_size, self.engine.num_actions, p.hidden,
-                             p.activation, p.features, p.delegate, p.symmetry)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=p.learning_rate, eps=1e-5)
-        self.delegate = make_delegate_agent(cfg)
-        self.pool.set_self(net_act_fn(self.net, sample=True, delegate=self.delegate))
+        self.engine, self.pool, self.net, self.optimizer, self.delegate = build_trainer(
+            cfg, seed)
         self.iteration = 0
         self.macs = linear_macs(self.net)
         #: samples through the network during ppo_update (a forward hook counts them)

@@ -35,19 +35,23 @@ import copy
 import math
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import torch
 from torch import nn
 
+from agents.base import Agent
 from agents.policy.checkpoint import make_checkpoint, save_checkpoint
 from agents.policy.delegate import network_rows
 from agents.policy.net import PolicyNet
+from envs.core import BatchEngine
 from envs.registry import make_engine
 from training.actors import frozen_act_fn, make_delegate_agent, net_act_fn
 from training.config import TrainConfig
 from training.distill import distill
 from training.evaluate import Evaluator, eval_line
+from training.opponents import OpponentPool
 from training.progress import BudgetBar
 from training.resume import Interrupted, Resume, restoring, resume_file, save_resume
 from training.seat_env import make_pool
@@ -245,6 +249,33 @@ def distill_line(info: dict) -> str:
             f"({info['holdout_decisions']:,})")
 
 
+class Trainer(NamedTuple):
+    """What a batch-PPO run trains with (:func:`build_trainer`)."""
+
+    engine: BatchEngine
+    pool: OpponentPool
+    net: PolicyNet
+    optimizer: torch.optim.Optimizer
+    #: the agent the network delegates some decisions to (``ppo.delegate``), or None
+    delegate: Agent | None
+
+
+def build_trainer(cfg: TrainConfig, seed: int) -> Trainer:
+    """The batch engine of ``cfg.num_games`` games, the opponent pool (seeded with
+    ``seed``), the network, its Adam optimizer and the delegate, the network playing the
+    pool's ``self`` seats: the set-up of :func:`train_batch_ppo` (and of the benchmark's
+    PPO rows), in the order that draws torch's generator for the weights."""
+    engine = make_engine(cfg.game, cfg.num_games, **cfg.options)
+    pool = make_pool(cfg.game, cfg.opponents, seed, cfg.max_snapshots)
+    p = cfg.ppo
+    net = PolicyNet(engine.observation_size, engine.num_actions, p.hidden, p.activation,
+                    p.features, p.delegate, p.symmetry)
+    optimizer = torch.optim.Adam(net.parameters(), lr=p.learning_rate, eps=1e-5)
+    delegate = make_delegate_agent(cfg)
+    pool.set_self(net_act_fn(net, sample=True, delegate=delegate))
+    return Trainer(engine, pool, net, optimizer, delegate)
+
+
 def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = None,
                     progress: bool = True) -> dict:
     """Train ``cfg`` with batch PPO into ``run_dir`` (see training/train.py for the files),
@@ -259,14 +290,9 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = Non
 
     # -- set-up ------------------------------------------------------------------------------
     rng = np.random.default_rng(cfg.seed)
-    engine = make_engine(cfg.game, cfg.num_games, **cfg.options)
-    pool = make_pool(cfg.game, cfg.opponents, cfg.seed, cfg.max_snapshots)
+    engine, pool, net, optimizer, delegate = build_trainer(cfg, cfg.seed)
     D, A = engine.observation_size, engine.num_actions
     p = cfg.ppo
-    net = PolicyNet(D, A, p.hidden, p.activation, p.features, p.delegate, p.symmetry)
-    optimizer = torch.optim.Adam(net.parameters(), lr=p.learning_rate, eps=1e-5)
-    delegate = make_delegate_agent(cfg)
-    pool.set_self(net_act_fn(net, sample=True, delegate=delegate))
     state = {"global_step": 0, "iteration": 0, "elapsed_s": 0.0, "snapshots": []}
     state_path = resume_file(run_dir, "batch_ppo")
     if resume is not None:
