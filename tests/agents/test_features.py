@@ -132,7 +132,7 @@ def test_config_field_is_checked():
 
 def test_network_with_features_trains_and_checkpoints_round_trip(tmp_path):
     cfg = load_config("configs/four_aces_4p.yaml")
-    assert cfg.ppo.features == "four_aces_turns"
+    assert cfg.ppo.features == "four_aces_refill_turns"
     cfg.total_steps = 300
     cfg.max_minutes = None
     cfg.num_games = 8
@@ -148,9 +148,10 @@ def test_network_with_features_trains_and_checkpoints_round_trip(tmp_path):
     summary = train(cfg, tmp_path / "run", progress=False)
     assert summary["steps"] >= 300
     checkpoint = load_checkpoint(tmp_path / "run" / "policy.pt")
-    assert checkpoint["model"]["features"] == "four_aces_turns"
+    assert checkpoint["model"]["features"] == "four_aces_refill_turns"
     net = PolicyAgent("four_aces", checkpoint=checkpoint).nets[0]
-    assert net.input_size == checkpoint["observation_size"] + feature_size("four_aces_turns")
+    assert net.input_size == (checkpoint["observation_size"]
+                              + feature_size("four_aces_refill_turns"))
     assert feature_size("four_aces_turns") == FOUR_ACES_SIZE + 8  # the turns-left one-hot
     assert net.actor[0].in_features == net.input_size
 
