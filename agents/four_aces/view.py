@@ -33,23 +33,6 @@ def turns_left(observations: np.ndarray) -> np.ndarray:
     return -(-stock // players)
 
 
-def card_lists(counts: np.ndarray, width: int) -> np.ndarray:
-    """int64 [N, width]: the cards of each row of ``counts`` [N, 53] (how many copies of
-    each card index) in increasing index order, a card repeated as often as counted, cut
-    to ``width`` and padded with -1."""
-    counts = np.maximum(counts, 0)
-    n = len(counts)
-    rows, cards = np.nonzero(counts)
-    copies = counts[rows, cards]
-    rows, cards = np.repeat(rows, copies), np.repeat(cards, copies)
-    start = np.searchsorted(rows, np.arange(n))  # first entry of each row
-    slot = np.arange(len(rows)) - start[rows]
-    keep = slot < width
-    out = np.full((n, width), -1, np.int64)
-    out[rows[keep], slot[keep]] = cards[keep]
-    return out
-
-
 _HAND = LAYOUT.segments["hand"].start
 _TABLES = LAYOUT.segments["tables"].start  # relative slot 0 (own table) first
 _PILE = LAYOUT.segments["discard_pile"].start
@@ -62,8 +45,9 @@ _PLAYER_COUNTS = LAYOUT.segments["num_players"].size
 def _decode(obs: np.ndarray, hand: np.ndarray, table: np.ndarray, pool: np.ndarray,
             joker_chance: np.ndarray, aces_out: np.ndarray, more_turns: np.ndarray) -> None:
     """Fill the :class:`FourAcesView` arrays from ``obs`` (float32 [N, D]), row by row:
-    the same numbers as :func:`card_lists` of the rounded counts, the deck minus what is
-    seen, and :func:`turns_left` ``> 1``."""
+    the cards of the rounded counts in increasing index order (a card as often as
+    counted, padded with -1), the deck minus what is seen, and :func:`turns_left`
+    ``> 1``."""
     for r in range(obs.shape[0]):
         unseen_total = 0
         filled = 0

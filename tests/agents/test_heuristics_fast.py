@@ -22,11 +22,11 @@ import pytest
 import agents
 from agents.base import act_grouped, sample_legal
 from agents.four_aces import set_scores
-from agents.four_aces.view import FourAcesView, card_lists
+from agents.four_aces.view import FourAcesView
 from bench import agents as agents_bench
 from cli import main as cli
 from envs import registry
-from envs.cards import JOKER, NUM_CARDS, parse_card
+from envs.cards import JOKER, parse_card
 from envs.four_aces.observation import LAYOUT as FA_LAYOUT
 from envs.four_aces.scoring import score_presence
 from tests.helpers import abracadabra_heuristics_reference as abra_ref
@@ -135,14 +135,6 @@ def test_set_scores_of_known_hands(score_table):
     assert score(["5H", "6H", "7H", "8H", "9H"]) == 14
     assert score(["5H", "5D", "9C", "9S", "KH"]) == 3
     assert score(["7C", "7D", "7H", "7S", "2C", "4D", "9H"]) == 10
-
-
-def test_card_lists_match_the_counts():
-    counts = np.zeros((3, NUM_CARDS), np.int64)
-    counts[0, [3, 10, JOKER]] = [1, 1, 2]
-    counts[1, [0, 51]] = 1
-    lists = card_lists(counts, 3)
-    np.testing.assert_array_equal(lists, [[3, 10, JOKER], [0, 51, -1], [-1, -1, -1]])
 
 
 # ------------------------------------------------------------------------------------
