@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from envs.cards import RANK_OF, SUIT_OF, parse_card
-from envs.four_aces.scoring import score_batch, score_cards
+from envs.four_aces.scoring import score_batch, score_cards, score_presence
 
 # (cards, strict score, free score, why)
 CASES = [
@@ -70,6 +70,17 @@ def test_score_cards_accepts_indices_and_rejects_bad_input():
     with pytest.raises(ValueError, match="at most"):
         score_cards([f"{r}H" for r in "23456789TJQ"])
 
+
+
+@pytest.mark.parametrize("cards, value, what", [(11, 1, "11 cards"),
+                                                 (2, 2, r"2 cards with values \[0, 2\]")])
+def test_score_presence_refuses_what_is_not_a_set_of_at_most_ten_cards(cards, value, what):
+    """K1: a player scores at most MAX_CARDS (10) cards, each once; a row beyond that is a
+    ValueError naming the row (the compiled scorer never reads past its tables)."""
+    present = np.zeros((3, 52), dtype=np.int8)
+    present[2, :cards] = value
+    with pytest.raises(ValueError, match=f"present row 2 holds {what}.*expected 0/1 entries"):
+        score_presence(present)
 
 def test_score_batch_padding_and_grouping():
     """score_batch rows padded with -1 (anywhere) and jokers agree with score_cards."""
