@@ -25,10 +25,10 @@ Flow of a game (bookkeeping is never an agent action):
 
 Actions: the table of :mod:`envs.four_aces.rules` (0..52 ``discard:<card>``, 53 ``draw``).
 
-One code path per rule, whatever the batch size: the turn (mask, step, the draws of the
-deal's fill) and the observation run as compiled loops over the games
-(:mod:`envs.four_aces.kernels`, numba); dealing and scoring (G2–G4, K1–K4) are numpy
-here, on the games that need them.
+One code path per rule, whatever the batch size: the deal (G2–G4, H1), the turn (mask,
+step) and the observation run as compiled loops over the games
+(:mod:`envs.four_aces.kernels`, numba); scoring (K1–K4) is numpy here, on the games that
+need it.
 
 Randomness is counter-based (envs.core): each game owns a 64-bit key; the dealer draw of
 round r is ``shuffled(key, 2r, FULL_DECK)`` and its deal ``shuffled(key, 2r + 1,
@@ -52,10 +52,8 @@ from envs.core import (
     check_seats,
     check_seed,
     games_to_reset,
-    hashed_uniform,
     observation_buffer,
     random_keys,
-    stable_argsort_rows,
 )
 from envs.four_aces import kernels
 from envs.four_aces.config import FourAcesConfig
@@ -73,8 +71,6 @@ from envs.four_aces.rules import (
     ACE_OF_SPADES,
     ACES,
     ACTION_NAMES,
-    AS_POSITION,
-    BASE_LIMIT,
     DECK_SIZE,
     DISCARD_OFFSET,
     DRAW,
@@ -85,6 +81,9 @@ from envs.four_aces.rules import (
 )
 from envs.four_aces.scoring import score_presence
 from envs.four_aces.state import FourAcesState
+
+#: buckets of the deal's sort (kernels.stable_order): about one per card
+DEAL_BUCKETS = 64
 
 # the engine, and (TEMPORARY, until every importer uses envs.four_aces.rules/observation)
 # the constants other modules import from here
@@ -130,8 +129,6 @@ class FourAcesEngine(BatchEngine):
         # -- index tables of the hot path ---------------------------------------------------
         # a (game, seat) pair is the flat row ``game * P + seat`` of the per-seat arrays
         self._first_row = np.arange(B, dtype=np.intp) * P  # flat row of each game's seat 0
-        #: seat r places to the left of seat s: _relative[s, r]
-        self._relative = (np.arange(P)[:, None] + np.arange(P)[None, :]) % P
         self.reset()
 
     # ==================================================================================
@@ -252,87 +249,29 @@ class FourAcesEngine(BatchEngine):
     # ==================================================================================
     # round start: G2 dealer, G3 deal, G4 pre-fill, H1 first mover
     # ==================================================================================
-    def _choose_dealers(self, g: np.ndarray, draw: np.ndarray) -> np.ndarray:
-        """G2: players draw one card each in turn until the ace of spades shows. ``draw``:
-        the numbers whose stable sort orders the draw (``shuffled(key, 2r, FULL_DECK)``)."""
-        P = self.num_players
-        st = self.state
-        first = st.rounds_played[g] == 0
-        start = np.where(first, 0, (st.dealer[g].astype(np.int64) + 1) % P)
-        if self.config.dealer == "rotate":
-            dealers = start.copy()  # later rounds: the deal passes left
-            drawing = np.flatnonzero(first)
-        else:
-            dealers = np.zeros(len(g), dtype=np.int64)
-            drawing = np.arange(len(g))
-        if len(drawing):
-            # the ace's place in the draw: how many numbers sort before its own (ties
-            # keep deck order), no full sort needed
-            u = draw[drawing]
-            ace = u[:, AS_POSITION : AS_POSITION + 1]
-            position = np.count_nonzero(u < ace, axis=1)
-            position += np.count_nonzero(u[:, :AS_POSITION] == ace, axis=1)
-            dealers[drawing] = (start[drawing] + position) % P
-        return dealers
-
     def _start_round(
         self,
         g: np.ndarray,
         deal_rows: np.ndarray | None = None,
         dealers: np.ndarray | None = None,
     ) -> None:
-        """Deal a new round in games ``g`` (G2–G4, H1)."""
-        P = self.num_players
+        """Deal a new round in games ``g`` (G2 dealer, G3 deal, G4 pre-fill, H1 first
+        mover) in one compiled loop over the games
+        (:func:`~envs.four_aces.kernels.start_rounds`). Round r's dealer draw is
+        ``shuffled(key, 2r, FULL_DECK)`` and its deal ``shuffled(key, 2r + 1, FULL_DECK)``
+        (envs.core) unless the caller gives ``deal_rows`` (int8 [len(g), 54], the deal
+        orders) or ``dealers`` (int [len(g)])."""
         st = self.state
-        if deal_rows is None or dealers is None:
-            # round r: the dealer draw is shuffled(key, 2r, FULL_DECK) and the deal
-            # shuffled(key, 2r + 1, FULL_DECK) (envs.core); one call makes both's numbers
-            n = len(g)
-            counters = 2 * st.rounds_played[g].astype(np.int64)
-            u = hashed_uniform(
-                np.concatenate([st.keys[g], st.keys[g]]),
-                np.concatenate([counters, counters + 1]),
-                DECK_SIZE,
-            )
-            if dealers is None:
-                dealers = self._choose_dealers(g, u[:n])
-            if deal_rows is None:
-                deal_rows = FULL_DECK[stable_argsort_rows(u[n:])]
-        st.deal_order[g] = deal_rows
-        st.dealer[g] = dealers
-        seat_rows = (self._first_row[g][:, None] + np.arange(P)).reshape(-1)  # [n * P]
-        hands = deal_rows[:, : HAND_CARDS * P].reshape(len(g) * P, HAND_CARDS)
-        tables = deal_rows[:, HAND_CARDS * P : (HAND_CARDS + TABLE_CARDS) * P]
-        tables = tables.reshape(len(g) * P, TABLE_CARDS)
-        hand_rows, table_rows = st.hand_rows, st.table_rows
-        hand_rows[seat_rows] = 0
-        table_rows[seat_rows] = 0
-        for k in range(HAND_CARDS):  # (seat row, card) pairs are distinct within one k
-            hand_rows[seat_rows, hands[:, k]] += 1
-            table_rows[seat_rows, tables[:, k]] += 1
-        st.hand_size[g] = HAND_CARDS
-        # G4/G7: a joker dealt into the hand raises L; one on the table scores nothing
-        jokers = st.hand[g, :, JOKER]  # [n, P]
-        st.hand_limit[g] = BASE_LIMIT + jokers
-        st.stock_top[g] = (HAND_CARDS + TABLE_CARDS) * P
-        st.discard[g] = -1
-        st.discard_size[g] = 0
-        st.discard_counts[g] = 0
-        st.four_aces_now[g] = -1
-        # G4: pre-fill in seat order from the player left of the dealer. Only seats dealt a
-        # joker in hand need cards, and there are two jokers: each pass gives one card to
-        # the first seat (in that order) still short of L, in every game that has one.
-        order = self._relative[(dealers + 1) % P]  # [n, P] seats from the dealer's left
-        needy = np.flatnonzero(jokers.any(axis=1))  # positions in g
-        while len(needy):
-            gn = g[needy]
-            rows = self._first_row[gn][:, None] + order[needy]
-            short = st.hand_size_flat[rows] < st.hand_limit_flat[rows]  # [n, P]
-            go = short.any(axis=1) & (st.stock_top[gn] < DECK_SIZE) & (st.four_aces_now[gn] < 0)
-            needy, rows, short = needy[go], rows[go], short[go]
-            if len(needy):
-                self._draw(g[needy], rows[np.arange(len(needy)), np.argmax(short, axis=1)])
-        st.current_player[g] = (dealers + 1) % P  # H1
+        if deal_rows is not None:
+            st.deal_order[g] = deal_rows
+        if dealers is not None:
+            st.dealer[g] = dealers
+        kernels.start_rounds(
+            g, dealers is None, deal_rows is None, self.config.dealer == "rotate", st.keys,
+            st.rounds_played, st.dealer, st.deal_order, st.stock_top, st.hand, st.hand_size,
+            st.hand_limit, st.table, st.discard, st.discard_size, st.discard_counts,
+            st.four_aces_now, st.current_player, np.empty(DECK_SIZE), np.empty(DECK_SIZE),
+            np.empty(DECK_SIZE, np.intp), np.empty(DEAL_BUCKETS + 1, np.intp))  # scratch
 
     def _settle_start(self, g: np.ndarray) -> None:
         """Games whose pre-fill gave four aces (H4) end at once; the reward of that round
@@ -344,18 +283,6 @@ class FourAcesEngine(BatchEngine):
     # ==================================================================================
     # turns: H2, G6, G7, H4
     # ==================================================================================
-    def _draw(self, g: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """The seats at flat rows ``rows`` (``game * P + seat``) of distinct games ``g``
-        each take the top card of their non-empty stock into the hand
-        (:func:`~envs.four_aces.kernels.draw_card`: a joker raises L, G7; four aces, H4,
-        are recorded in ``four_aces_now``). Returns bool [len(g)]: drew a joker."""
-        st = self.state
-        g = np.asarray(g, dtype=np.intp)
-        joker = np.empty(len(g), dtype=bool)
-        kernels.draw_cards(g, rows - self._first_row[g], joker, st.deal_order, st.stock_top,
-                           st.hand, st.hand_size, st.hand_limit, st.four_aces_now)
-        return joker
-
     def legal_action_mask(self) -> np.ndarray:
         """bool [B, 54]: discard any card type in the hand; draw while the stock is not
         empty (always at a turn's start, H3); all False where the game is over

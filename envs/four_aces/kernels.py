@@ -1,6 +1,6 @@
-"""Compiled kernels of the Four Aces turn: the legal actions and the step (numba, one game
-at a time, looped over the batch; docs/rules.md H1–H4, G6, G7). The observation's kernel
-is beside its layout, in :mod:`envs.four_aces.observation`.
+"""Compiled kernels of Four Aces: the round's deal, the legal actions and the step (numba,
+one game at a time, looped over the batch; docs/rules.md G2–G4, G6, G7, H1–H4). The
+observation's kernel is beside its layout, in :mod:`envs.four_aces.observation`.
 
 The engine (:mod:`envs.four_aces.engine`) hands its :class:`~envs.four_aces.state.FourAcesState`
 here field by field (numba cannot take the dataclass); every kernel reads and writes those
@@ -16,9 +16,15 @@ same code. One function per step of the rules:
 5. :func:`play_turn` — one turn, and whether it ends the round (H3 stock empty, H4 four
    aces); otherwise the turn passes left (H1);
 6. :func:`step_games` — the batch: every action checked before anything changes, then
-   each live game's turn; it lists the games whose round ended. Scoring them (K1–K4) and
-   dealing anew stays with the engine's numpy ``_end_round``;
-7. :func:`draw_cards` — the deal's pre-fill (G4) draws through :func:`draw_card` too;
+   each live game's turn; it lists the games whose round ended. Scoring them (K1–K4)
+   stays with the engine's numpy ``_end_round``, which deals anew through 7.;
+7. :func:`start_rounds` — a new round in the games listed: the dealer draw
+   (:func:`ace_of_spades_place`, G2), the shuffle (:func:`hashed_uniform_row`,
+   :func:`stable_order`) and the deal (:func:`deal_round`, G3), the pre-fill
+   (:func:`prefill`, G4, drawing through :func:`draw_card`) and the first mover (H1).
+   Its random numbers are those of :func:`envs.core.hashed_uniform` bit for bit
+   (:func:`splitmix64`: the same uint64 arithmetic, wrapping the same way), so a key
+   deals the same rounds as the numpy shuffle :func:`envs.core.shuffled` would.
 
 Compiled with :data:`envs.compiled.kernel` (cached on disk, no object mode, no reference
 counting: the kernels allocate nothing).
@@ -30,12 +36,38 @@ import numpy as np
 
 from envs.cards import JOKER, NUM_CARDS
 from envs.compiled import kernel
-from envs.four_aces.rules import ACES, DECK_SIZE, DISCARD_OFFSET, DRAW, IS_ACE
+from envs.four_aces.rules import (
+    ACES,
+    AS_POSITION,
+    BASE_LIMIT,
+    DECK_SIZE,
+    DISCARD_OFFSET,
+    DRAW,
+    FULL_DECK,
+    HAND_CARDS,
+    IS_ACE,
+    TABLE_CARDS,
+)
 
-# numba freezes module globals at compile time: plain ints and read-only arrays
+# numba freezes module globals at compile time: plain ints, numpy scalars (their dtype
+# kept) and read-only arrays
 _ACES = ACES.astype(np.int64)
 _IS_ACE = IS_ACE.copy()
-_ACES.flags.writeable = _IS_ACE.flags.writeable = False
+_FULL_DECK = FULL_DECK.copy()
+_ACES.flags.writeable = _IS_ACE.flags.writeable = _FULL_DECK.flags.writeable = False
+# splitmix64 and the lanes of envs.core.hashed_uniform, as uint64 (so that no arithmetic
+# below leaves uint64: numba would turn uint64 mixed with int64 into float64)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_LANE = np.uint64(0xD1B54A32D192ED03)
+_ONE = np.uint64(1)
+_TWO = np.uint64(2)
+_SHIFT_30 = np.uint64(30)
+_SHIFT_27 = np.uint64(27)
+_SHIFT_31 = np.uint64(31)
+_SHIFT_11 = np.uint64(11)  # 64 - 53: the top 53 bits make the float
+_UNIT = 1.0 / 2**53
 
 
 # ==========================================================================================
@@ -117,17 +149,6 @@ def fill_hand(g: int, s: int, deal_order: np.ndarray, stock_top: np.ndarray,
         joker = draw_card(g, s, deal_order, stock_top, hand, hand_size, hand_limit,
                           four_aces_now)
 
-
-@kernel
-def draw_cards(games: np.ndarray, seats: np.ndarray, joker: np.ndarray,
-               deal_order: np.ndarray, stock_top: np.ndarray, hand: np.ndarray,
-               hand_size: np.ndarray, hand_limit: np.ndarray,
-               four_aces_now: np.ndarray) -> None:
-    """:func:`draw_card` for seat ``seats[i]`` of game ``games[i]`` (distinct games, each
-    stock not empty), in order; ``joker[i]``: drew a joker (the deal's pre-fill, G4)."""
-    for i in range(len(games)):
-        joker[i] = draw_card(games[i], seats[i], deal_order, stock_top, hand, hand_size,
-                             hand_limit, four_aces_now)
 
 
 # ==========================================================================================
@@ -215,3 +236,173 @@ def step_games(actions: np.ndarray, active: np.ndarray | None, ended: np.ndarray
             ended[n] = g
             n += 1
     return -1, n
+
+
+# ==========================================================================================
+# the round's deal: G2, G3, G4, H1
+# ==========================================================================================
+@kernel
+def splitmix64(x: np.uint64) -> np.uint64:
+    """The splitmix64 finaliser of one uint64, wrapping modulo 2**64: the value of
+    :func:`envs.core.splitmix64`."""
+    z = x + _GOLDEN
+    z = (z ^ (z >> _SHIFT_30)) * _MIX1
+    z = (z ^ (z >> _SHIFT_27)) * _MIX2
+    return z ^ (z >> _SHIFT_31)
+
+
+@kernel
+def hashed_uniform_row(key: np.uint64, counter: np.uint64, out: np.ndarray) -> None:
+    """Write into ``out`` (float64 [n]) the row of :func:`envs.core.hashed_uniform` for
+    ``(key, counter)``: lane i is ``splitmix64(base + i * LANE)`` with ``base =
+    splitmix64(key ^ splitmix64(counter))``, its top 53 bits times 2**-53 (exact in
+    float64, as numpy's conversion is)."""
+    base = splitmix64(key ^ splitmix64(counter))
+    for i in range(out.shape[0]):
+        bits = splitmix64(base + np.uint64(i) * _LANE)
+        out[i] = np.float64(bits >> _SHIFT_11) * _UNIT
+
+
+@kernel
+def ace_of_spades_place(u: np.ndarray) -> int:
+    """G2: how many cards are drawn before the ace of spades when the deck is ordered by
+    the stable sort of ``u`` (float64 [54], one number per card of ``FULL_DECK``): the
+    numbers below the ace's, and those equal to it earlier in deck order. No sort needed."""
+    ace = u[AS_POSITION]
+    place = 0
+    for i in range(u.shape[0]):
+        if u[i] < ace or (u[i] == ace and i < AS_POSITION):
+            place += 1
+    return place
+
+
+@kernel
+def stable_order(u: np.ndarray, order: np.ndarray, ordered: np.ndarray,
+                 bucket_start: np.ndarray) -> None:
+    """Write into ``order`` (int [n]) ``np.argsort(u, kind="stable")`` of ``u`` (float64
+    [n], every value in [0, 1), as :func:`hashed_uniform_row` gives): a stable counting
+    sort into ``len(bucket_start) - 1`` equal buckets by value (the bucket rises with the
+    value), then an insertion sort of the nearly ordered result, which a strict comparison
+    keeps stable. Equal values keep their index order throughout. ``ordered`` (float64
+    [n]) and ``bucket_start`` (int [buckets + 1]) are scratch; ``u`` is left as it is."""
+    n = u.shape[0]
+    buckets = bucket_start.shape[0] - 1
+    for b in range(buckets + 1):
+        bucket_start[b] = 0
+    for i in range(n):
+        bucket_start[int(u[i] * buckets) + 1] += 1
+    for b in range(buckets):
+        bucket_start[b + 1] += bucket_start[b]
+    for i in range(n):  # in index order: stable
+        b = int(u[i] * buckets)
+        k = bucket_start[b]
+        bucket_start[b] = k + 1
+        ordered[k] = u[i]
+        order[k] = i
+    for i in range(1, n):
+        v = ordered[i]
+        o = order[i]
+        j = i
+        while j > 0 and ordered[j - 1] > v:
+            ordered[j] = ordered[j - 1]
+            order[j] = order[j - 1]
+            j -= 1
+        ordered[j] = v
+        order[j] = o
+
+
+@kernel
+def deal_round(g: int, deal_order: np.ndarray, stock_top: np.ndarray, hand: np.ndarray,
+               hand_size: np.ndarray, hand_limit: np.ndarray, table: np.ndarray,
+               discard: np.ndarray, discard_size: np.ndarray, discard_counts: np.ndarray,
+               four_aces_now: np.ndarray) -> None:
+    """G3: deal game ``g``'s ``deal_order`` (int8 [B, 54]): seat s gets hand cards ``3s ..
+    3s + 2`` and table cards ``3P + 3s .. 3P + 3s + 2``; the rest is the stock, top first.
+    A joker dealt into the hand raises L (G4, G7); one on the table scores nothing. The
+    discard pile is empty and nobody holds four aces yet."""
+    P = hand.shape[1]
+    for s in range(P):
+        for c in range(NUM_CARDS):
+            hand[g, s, c] = 0
+            table[g, s, c] = 0
+        for k in range(HAND_CARDS):
+            hand[g, s, deal_order[g, HAND_CARDS * s + k]] += 1
+        for k in range(TABLE_CARDS):
+            table[g, s, deal_order[g, HAND_CARDS * P + TABLE_CARDS * s + k]] += 1
+        hand_size[g, s] = HAND_CARDS
+        hand_limit[g, s] = BASE_LIMIT + hand[g, s, JOKER]
+    stock_top[g] = (HAND_CARDS + TABLE_CARDS) * P
+    for k in range(discard.shape[1]):
+        discard[g, k] = -1
+    for c in range(NUM_CARDS):
+        discard_counts[g, c] = 0
+    discard_size[g] = 0
+    four_aces_now[g] = -1
+
+
+@kernel
+def prefill(g: int, dealer: int, deal_order: np.ndarray, stock_top: np.ndarray,
+            hand: np.ndarray, hand_size: np.ndarray, hand_limit: np.ndarray,
+            four_aces_now: np.ndarray) -> None:
+    """G4: before anyone moves, the players short of L (dealt a joker in hand, G7) fill
+    their hands (G6) in seat order from the dealer's left: one card at a time
+    (:func:`draw_card`) to the first seat in that order still short, while the stock
+    lasts and nobody has four aces (H4)."""
+    P = hand.shape[1]
+    while stock_top[g] < DECK_SIZE and four_aces_now[g] < 0:
+        seat = -1
+        for r in range(1, P + 1):
+            s = (dealer + r) % P
+            if hand_size[g, s] < hand_limit[g, s]:
+                seat = s
+                break
+        if seat < 0:
+            return
+        draw_card(g, seat, deal_order, stock_top, hand, hand_size, hand_limit,
+                  four_aces_now)
+
+
+@kernel
+def start_rounds(games: np.ndarray, draw_dealer: bool, shuffle: bool, rotate: bool,
+                 keys: np.ndarray, rounds_played: np.ndarray, dealer: np.ndarray,
+                 deal_order: np.ndarray, stock_top: np.ndarray, hand: np.ndarray,
+                 hand_size: np.ndarray, hand_limit: np.ndarray, table: np.ndarray,
+                 discard: np.ndarray, discard_size: np.ndarray, discard_counts: np.ndarray,
+                 four_aces_now: np.ndarray, current_player: np.ndarray, u: np.ndarray,
+                 ordered: np.ndarray, order: np.ndarray, bucket_start: np.ndarray) -> None:
+    """Deal a new round in each game of ``games`` (distinct indices), round r =
+    ``rounds_played[g]``:
+
+    * G2 (if ``draw_dealer``; else ``dealer[g]`` is already set): the draw starts at seat
+      0 in the first round, else left of the last dealer; its order is the stable sort of
+      ``hashed_uniform(key, 2r)``, and the drawer of the ace of spades deals. With
+      ``rotate`` only the first round draws; later the deal passes left.
+    * G3 (if ``shuffle``; else ``deal_order[g]`` is already set): ``deal_order[g] =
+      FULL_DECK[stable argsort of hashed_uniform(key, 2r + 1)]``, then dealt
+      (:func:`deal_round`).
+    * G4: the pre-fill (:func:`prefill`); H1: the player left of the dealer moves first.
+
+    ``u``, ``ordered`` (float64 [54]), ``order`` (int [54]) and ``bucket_start`` (int
+    [buckets + 1]) are scratch (:func:`stable_order`)."""
+    P = hand.shape[1]
+    for i in range(games.shape[0]):
+        g = games[i]
+        counter = np.uint64(rounds_played[g]) * _TWO
+        if draw_dealer:  # G2
+            first = rounds_played[g] == 0
+            d = 0 if first else (dealer[g] + 1) % P
+            if first or not rotate:
+                hashed_uniform_row(keys[g], counter, u)
+                d = (d + ace_of_spades_place(u)) % P
+            dealer[g] = d
+        if shuffle:  # G3
+            hashed_uniform_row(keys[g], counter + _ONE, u)
+            stable_order(u, order, ordered, bucket_start)
+            for k in range(DECK_SIZE):
+                deal_order[g, k] = _FULL_DECK[order[k]]
+        deal_round(g, deal_order, stock_top, hand, hand_size, hand_limit, table, discard,
+                   discard_size, discard_counts, four_aces_now)
+        d = np.int64(dealer[g])
+        prefill(g, d, deal_order, stock_top, hand, hand_size, hand_limit,
+                four_aces_now)  # G4
+        current_player[g] = (d + 1) % P  # H1

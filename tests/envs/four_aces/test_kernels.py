@@ -6,20 +6,37 @@ one and of thousands.
 * trajectories against hashes recorded from the numpy engine the kernels replaced (its
   batch path and its single-game fast paths gave the same games): every observation,
   mask, reward and state field after every step, so any change of a bit shows;
-* an illegal action in a batch changes nothing and names the first bad game.
+* an illegal action in a batch changes nothing and names the first bad game;
+* the round's deal (G2–G4, H1: ``kernels.start_rounds``) against a copy of the numpy code
+  it replaced, kept here: the same dealer, deal, hands, tables, stock and pre-fill for
+  every key, round and batch size, in both dealer modes, for caller-given deals too; its
+  pieces (hash, stable sort, the ace's place) against numpy on ties and extreme keys.
 """
 
 from __future__ import annotations
+
+import copy
 
 import numpy as np
 import pytest
 
 from envs.cards import JOKER, NUM_CARDS
-from envs.core import sample_uniform_legal
+from envs.core import hashed_uniform, sample_uniform_legal, stable_argsort_rows
+from envs.four_aces import kernels
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.engine import FourAcesEngine
 from envs.four_aces.observation import LAYOUT
-from envs.four_aces.rules import ACES, DECK_SIZE, DRAW, NUM_ACTIONS
+from envs.four_aces.rules import (
+    ACES,
+    AS_POSITION,
+    BASE_LIMIT,
+    DECK_SIZE,
+    DRAW,
+    FULL_DECK,
+    HAND_CARDS,
+    NUM_ACTIONS,
+    TABLE_CARDS,
+)
 from tests.helpers.trajectory_hash import TrajectoryHash
 
 #: the fields a turn may change (the rest belong to the deal and the scoring)
@@ -232,3 +249,153 @@ def test_an_illegal_action_changes_nothing_and_names_the_first_bad_game():
         e.step(bad, inactive)
     e.step(actions)  # the legal ones still go through
     assert not np.array_equal(e.state.stock_top, before["stock_top"])
+
+
+# -- the round's deal against the numpy code it replaced -----------------------------------
+def numpy_start_round(st, g: np.ndarray, rotate: bool, deal_rows: np.ndarray | None = None,
+                      dealers: np.ndarray | None = None) -> None:
+    """The engine's numpy ``_start_round`` / ``_choose_dealers`` before the deal kernel
+    (G2–G4, H1), on the state ``st``; its pre-fill draws one card at a time through
+    ``kernels.draw_card`` as its ``_draw`` did."""
+    P = st.num_players
+    first_row = np.arange(st.batch_size) * P
+    if deal_rows is None or dealers is None:
+        n = len(g)
+        counters = 2 * st.rounds_played[g].astype(np.int64)
+        u = hashed_uniform(np.concatenate([st.keys[g], st.keys[g]]),
+                           np.concatenate([counters, counters + 1]), DECK_SIZE)
+        if dealers is None:  # _choose_dealers
+            draw = u[:n]
+            first = st.rounds_played[g] == 0
+            start = np.where(first, 0, (st.dealer[g].astype(np.int64) + 1) % P)
+            if rotate:
+                dealers = start.copy()
+                drawing = np.flatnonzero(first)
+            else:
+                dealers = np.zeros(len(g), dtype=np.int64)
+                drawing = np.arange(len(g))
+            if len(drawing):
+                v = draw[drawing]
+                ace = v[:, AS_POSITION : AS_POSITION + 1]
+                position = np.count_nonzero(v < ace, axis=1)
+                position += np.count_nonzero(v[:, :AS_POSITION] == ace, axis=1)
+                dealers[drawing] = (start[drawing] + position) % P
+        if deal_rows is None:
+            deal_rows = FULL_DECK[stable_argsort_rows(u[n:])]
+    st.deal_order[g] = deal_rows
+    st.dealer[g] = dealers
+    seat_rows = (first_row[g][:, None] + np.arange(P)).reshape(-1)
+    hands = deal_rows[:, : HAND_CARDS * P].reshape(len(g) * P, HAND_CARDS)
+    tables = deal_rows[:, HAND_CARDS * P : (HAND_CARDS + TABLE_CARDS) * P]
+    tables = tables.reshape(len(g) * P, TABLE_CARDS)
+    hand_rows, table_rows = st.hand_rows, st.table_rows
+    hand_rows[seat_rows] = 0
+    table_rows[seat_rows] = 0
+    for k in range(HAND_CARDS):
+        hand_rows[seat_rows, hands[:, k]] += 1
+        table_rows[seat_rows, tables[:, k]] += 1
+    st.hand_size[g] = HAND_CARDS
+    jokers = st.hand[g, :, JOKER]
+    st.hand_limit[g] = BASE_LIMIT + jokers
+    st.stock_top[g] = (HAND_CARDS + TABLE_CARDS) * P
+    st.discard[g] = -1
+    st.discard_size[g] = 0
+    st.discard_counts[g] = 0
+    st.four_aces_now[g] = -1
+    relative = (np.arange(P)[:, None] + np.arange(P)[None, :]) % P
+    order = relative[(np.asarray(dealers) + 1) % P]
+    needy = np.flatnonzero(jokers.any(axis=1))
+    while len(needy):
+        gn = g[needy]
+        rows = first_row[gn][:, None] + order[needy]
+        short = st.hand_size_flat[rows] < st.hand_limit_flat[rows]
+        go = short.any(axis=1) & (st.stock_top[gn] < DECK_SIZE) & (st.four_aces_now[gn] < 0)
+        needy, rows, short = needy[go], rows[go], short[go]
+        for game, row in zip(g[needy], rows[np.arange(len(needy)), np.argmax(short, axis=1)],
+                             strict=True):
+            kernels.draw_card(game, row - first_row[game], st.deal_order, st.stock_top,
+                              st.hand, st.hand_size, st.hand_limit, st.four_aces_now)
+    st.current_player[g] = (dealers + 1) % P
+
+
+def scrambled_engine(P: int, B: int, dealer: str, rng: np.random.Generator) -> FourAcesEngine:
+    """An engine of B games whose keys, rounds played and last dealers are random
+    (extreme keys included), mid-round (so the deal must overwrite everything)."""
+    e = FourAcesEngine(FourAcesConfig(num_players=P, dealer=dealer), B)
+    e.reset(seed=int(rng.integers(2**31)))
+    for _ in range(5):  # some turns: non-empty discard piles, drawn stocks
+        e.step(sample_uniform_legal(rng, e.legal_action_mask()))
+        if e.game_over.any():
+            e.reset(games=e.game_over)
+    st = e.state
+    st.keys[:] = rng.integers(0, 2**64, B, dtype=np.uint64)
+    st.keys[: min(B, 3)] = np.array([0, 2**64 - 1, 2**63], np.uint64)[: min(B, 3)]
+    st.rounds_played[:] = np.where(rng.random(B) < 0.3, 0, rng.integers(0, 200, B))
+    st.dealer[:] = rng.integers(0, P, B)
+    return e
+
+
+def assert_same_state(a, b, what) -> None:
+    for name, value in a.arrays().items():
+        other = getattr(b, name)
+        assert value.dtype == other.dtype and np.array_equal(value, other), (what, name)
+
+
+@pytest.mark.parametrize("dealer", ["ace_of_spades", "rotate"])
+@pytest.mark.parametrize("batch_size", [1, 300])
+@pytest.mark.parametrize("num_players", [3, 4, 5])
+def test_the_deal_kernel_equals_the_numpy_deal(num_players, batch_size, dealer):
+    """Every state field after ``_start_round`` equals the numpy code's: for all games, a
+    random subset (any order of rounds and keys), and caller-given deals and dealers."""
+    P, B = num_players, batch_size
+    rng = np.random.default_rng(1000 * P + B + (dealer == "rotate"))
+    rotate = dealer == "rotate"
+    prefilled = 0
+    for trial in range(40 if B == 1 else 6):
+        e = scrambled_engine(P, B, dealer, rng)
+        g = np.arange(B) if trial % 2 == 0 else np.sort(
+            rng.choice(B, int(rng.integers(1, B + 1)), replace=False))
+        want = copy.deepcopy(e.state)
+        numpy_start_round(want, g, rotate)
+        e._start_round(g)
+        assert_same_state(want, e.state, ("drawn", trial))
+        prefilled += int((e.state.stock_top[g] > 6 * P).sum())
+        # caller-given deals and dealers (reset_with_deal gives both)
+        rows = FULL_DECK[np.argsort(rng.random((len(g), DECK_SIZE)), axis=1)]
+        seats = rng.integers(0, P, len(g))
+        for deal_rows, dealers in ((rows, seats), (rows, None), (None, seats)):
+            e = scrambled_engine(P, B, dealer, rng)
+            want = copy.deepcopy(e.state)
+            numpy_start_round(want, g, rotate, deal_rows, dealers)
+            e._start_round(g, deal_rows=deal_rows, dealers=dealers)
+            assert_same_state(want, e.state, ("given", trial, deal_rows is None))
+    assert prefilled  # the pre-fill (G4) was exercised
+
+
+def test_the_deal_kernels_pieces_equal_numpy_with_ties_and_extreme_keys():
+    """hashed_uniform_row (uint64 wrapping, the float conversion), stable_order (ties keep
+    index order) and ace_of_spades_place (ties before the ace count) against numpy."""
+    rng = np.random.default_rng(5)
+    keys = np.concatenate([np.array([0, 1, 2**63, 2**64 - 1], np.uint64),
+                           rng.integers(0, 2**64, 200, dtype=np.uint64)])
+    counters = np.concatenate([np.array([0, 1, 2**32, 2**63 - 1], np.int64),
+                               rng.integers(0, 2**62, 200)])
+    want = hashed_uniform(keys, counters, DECK_SIZE)
+    row = np.empty(DECK_SIZE)
+    for i in range(len(keys)):
+        kernels.hashed_uniform_row(keys[i], np.uint64(counters[i]), row)
+        assert np.array_equal(row.view(np.uint64), want[i].view(np.uint64)), i
+    order, ordered = np.empty(DECK_SIZE, np.intp), np.empty(DECK_SIZE)
+    buckets = np.empty(65, np.intp)
+    for i in range(600):
+        if i % 3:  # many ties
+            u = rng.integers(0, 1 + i % 70, DECK_SIZE) / 70
+        else:
+            u = rng.random(DECK_SIZE) ** (1 + i % 5)  # crowded buckets
+        place = np.count_nonzero(u < u[AS_POSITION])
+        place += np.count_nonzero(u[:AS_POSITION] == u[AS_POSITION])
+        assert kernels.ace_of_spades_place(u) == place
+        assert place == int(np.flatnonzero(np.argsort(u, kind="stable") == AS_POSITION)[0])
+        stable = np.argsort(u, kind="stable")
+        kernels.stable_order(u, order, ordered, buckets)
+        assert np.array_equal(order, stable) and np.array_equal(ordered, u[stable]), i
