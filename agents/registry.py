@@ -74,6 +74,7 @@ register("abracadabra", "heuristic", "agents.abracadabra.heuristics:BestHeuristi
 register("abracadabra", "sure_tricks", "agents.abracadabra.heuristics:SureTricksAgent")
 register("abracadabra", "expected_tricks", "agents.abracadabra.heuristics:ExpectedTricksAgent")
 register("abracadabra", "control", "agents.abracadabra.heuristics:ControlAgent")
+register("abracadabra", "bidder", "agents.policy.agent:BidderAgent")  # bid-only network
 register("four_aces", "greedy", "agents.four_aces.heuristics:GreedyDiscarder")
 register("four_aces", "lookahead", "agents.four_aces.heuristics:LookaheadDiscarder")
 register("four_aces", "heuristic", "agents.four_aces.heuristics:HeuristicDiscarder")

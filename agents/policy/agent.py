@@ -36,7 +36,7 @@ from agents.policy.checkpoint import (  # the format's API, also imported from h
 from agents.policy.delegate import delegated, make_delegate, network_rows
 from envs.abracadabra.config import VARIANTS
 
-__all__ = ["FORMAT", "VERSION", "PolicyAgent", "build_net", "check_checkpoint",
+__all__ = ["FORMAT", "VERSION", "BidderAgent", "PolicyAgent", "build_net", "check_checkpoint",
            "default_checkpoints", "load_checkpoint", "make_checkpoint", "observed_variants",
            "save_checkpoint", "variant_key"]
 
@@ -293,3 +293,37 @@ class PolicyAgent(Agent):
                                                              delegate.act_batch)
             actions[rows] = act(observations[rows], masks[rows])
         return actions
+
+
+#: the bid-only Abracadabra networks (``delegate: heuristic``), ``bidder/<game>_<variant>.pt``
+BIDDER_DIR = CHECKPOINT_DIR / "bidder"
+
+
+class BidderAgent(PolicyAgent):
+    """The bid-only Abracadabra network (``configs/abracadabra_four.yaml``): it makes the
+    bids (C1) and its delegate, the heuristic, shows, plays and calls
+    (:mod:`agents.policy.delegate`). Loads ``agents/checkpoints/bidder/<game>_<variant>.pt``
+    (``variant="four"`` unless given); ``path=`` loads another bid-only checkpoint. A
+    checkpoint whose network makes every decision is a ``ValueError``: that is ``policy``.
+    """
+
+    summary = "the bid-only network: it bids, the heuristic plays (configs/abracadabra_four.yaml)"
+
+    def __init__(self, game: str, path: str | Path | None = None, seed: int | None = None,
+                 sample: bool = False, variant: str | None = None, **kwargs):
+        if path is None and kwargs.get("checkpoint") is None:
+            variant = variant or "four"
+            path = BIDDER_DIR / f"{game}_{variant}.pt"
+            if not path.exists():
+                have = sorted(p.name for p in BIDDER_DIR.glob(f"{game}_*.pt"))
+                raise ValueError(
+                    f"no bid-only network for {game} variant={variant!r} in {BIDDER_DIR} "
+                    f"(there are {have or 'none'}): train one with `cardrl train --config "
+                    f"configs/abracadabra_four.yaml --out runs/NAME` (its options set the "
+                    f"variant) and copy runs/NAME/policy.pt to {path}")
+        super().__init__(game, path=path, seed=seed, sample=sample, **kwargs)
+        for source, net in zip(self.sources, self.nets, strict=True):
+            if net.delegate is None:
+                raise ValueError(f"bidder: {source!r} is a network that makes every "
+                                 "decision (no delegate); expected a bid-only checkpoint "
+                                 "(ppo.delegate: heuristic), or use the agent 'policy'")

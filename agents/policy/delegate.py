@@ -36,10 +36,10 @@ def check_delegate(game: str, delegate: str | None) -> str | None:
                          f"delegate decisions; use delegate: null for {game}")
     import agents
 
-    allowed = sorted(set(agents.available(game)) - {"policy"})
+    allowed = sorted(set(agents.available(game)) - {"policy", "bidder"})  # no networks
     if delegate not in allowed:
-        raise ValueError(f"delegate={delegate!r}: expected a registered {game} agent other "
-                         f"than 'policy', one of {allowed}")
+        raise ValueError(f"delegate={delegate!r}: expected a registered {game} agent that "
+                         f"is not a network, one of {allowed}")
     return delegate
 
 

@@ -89,7 +89,7 @@ def test_delegated_calls_each_side_once_with_its_rows():
 @pytest.mark.parametrize(
     "game, delegate, match",
     [("four_aces", "heuristic", "only"), ("abracadabra", "nobody", "registered"),
-     ("abracadabra", "policy", "registered")],
+     ("abracadabra", "policy", "not a network"), ("abracadabra", "bidder", "not a network")],
 )
 def test_bad_delegates_are_named(game, delegate, match):
     with pytest.raises(ValueError, match=match):
@@ -142,3 +142,29 @@ def test_policy_path_specs_enter_tournaments_and_the_bidding_benchmark(tmp_path)
     assert main(["bidbench", "--deals", "4", "--bidders", f"policy:{path},expected_tricks",
                  "--out", str(tmp_path / "bb"), "--no-progress"]) == 0
     assert f"policy:{path}" in (tmp_path / "bb" / "bidbench.md").read_text()
+
+
+def test_the_bidder_agent_is_the_committed_bid_only_network():
+    """`bidder` loads agents/checkpoints/bidder/abracadabra_four.pt: a network that bids (C1)
+    and leaves showing, card play and calls (D1, E, F1) to the heuristic."""
+    bidder = agents.make("bidder", "abracadabra", seed=0)
+    assert bidder.sources[0].endswith("bidder/abracadabra_four.pt")
+    assert bidder.nets[0].delegate == "heuristic"
+    obs, masks = _play_to_phases()
+    heuristic = agents.make("heuristic", "abracadabra")
+    plays = ~network_rows("abracadabra", masks)
+    np.testing.assert_array_equal(bidder.act_batch(obs[plays], masks[plays]),
+                                  heuristic.act_batch(obs[plays], masks[plays]))
+
+
+def test_the_bidder_refuses_what_it_does_not_have_or_is_not_bid_only(tmp_path):
+    with pytest.raises(ValueError, match="no bid-only network for abracadabra variant='two'"):
+        agents.make("bidder", "abracadabra", variant="two")
+    torch.manual_seed(0)
+    full = PolicyNet(755, 123, [8], "tanh")  # makes every decision
+    path = tmp_path / "full.pt"
+    from agents.policy.checkpoint import save_checkpoint
+
+    save_checkpoint(make_checkpoint(full, "abracadabra", {"variant": "four"}), path)
+    with pytest.raises(ValueError, match="makes every decision"):
+        agents.make("bidder", "abracadabra", path=path)
