@@ -1,7 +1,10 @@
-"""Abracadabra input features of policy networks, computed from the observation alone.
+"""Abracadabra input features of policy networks, computed from the observation (and the
+legal-action mask).
 
 :func:`abracadabra_features` gives a network that learns to bid the heuristic bidders'
-hand evaluation (expected and sure tricks, their bids) and the bidding so far.
+hand evaluation (expected and sure tricks, their bids) and the bidding so far;
+:func:`abracadabra_advice_features` adds the heuristic's own choice of every decision, so
+a network that makes every decision starts from the heuristic's card play.
 """
 
 from __future__ import annotations
@@ -10,8 +13,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from agents.abracadabra.heuristics import ControlAgent, _Table, expected_tricks, sure_tricks
-from envs.abracadabra.rules import MAX_BID
+from agents.abracadabra.heuristics import (
+    BestHeuristic,
+    ControlAgent,
+    _Table,
+    expected_tricks,
+    sure_tricks,
+)
+from envs.abracadabra.rules import ACTION_NAMES, MAX_BID, NUM_ACTIONS
 
 #: the columns of :func:`abracadabra_features`, in order
 ABRACADABRA_COLUMNS = (
@@ -63,3 +72,35 @@ def abracadabra_features(observations: np.ndarray) -> np.ndarray:
     made = np.clip((table.bids >= 0).sum(axis=1), 0, 3)
     out[rows, column + made] = 1.0
     return out
+
+
+#: the columns :func:`abracadabra_advice_features` adds to :data:`ABRACADABRA_COLUMNS`
+ADVICE_COLUMNS = [f"heuristic:{name}" for name in ACTION_NAMES]
+ABRACADABRA_ADVICE_SIZE = ABRACADABRA_SIZE + len(ADVICE_COLUMNS)
+
+
+@lru_cache(maxsize=1)
+def _heuristic() -> BestHeuristic:
+    return BestHeuristic("abracadabra")
+
+
+def abracadabra_advice_features(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """:func:`abracadabra_features` plus a one-hot of the action the default heuristic
+    (:class:`~agents.abracadabra.heuristics.BestHeuristic`: expected-tricks bid, show,
+    exact-target card play, call) takes in every row. A network that makes every decision
+    (bids C1, shows D1, plays E1-E4, calls F1) then starts from the heuristic's play, which
+    it cannot learn in an hour from the cards alone, and learns where to depart from it.
+    The heuristic is deterministic (it never draws from its generator), so the features
+    are a function of the observation and the legal ``masks`` alone.
+
+    Returns float32 [N, ``ABRACADABRA_ADVICE_SIZE``], the added columns
+    :data:`ADVICE_COLUMNS` (one per action, in the game's action order).
+    """
+    obs = np.asarray(observations, dtype=np.float32)
+    masks = np.asarray(masks, dtype=bool)
+    if masks.shape != (len(obs), NUM_ACTIONS):
+        raise ValueError(f"masks of shape {list(masks.shape)}: expected [{len(obs)}, "
+                         f"{NUM_ACTIONS}], one legal-action mask per observation row")
+    advice = np.zeros((len(obs), NUM_ACTIONS), dtype=np.float32)
+    advice[np.arange(len(obs)), _heuristic().act_batch(obs, masks)] = 1.0
+    return np.concatenate([abracadabra_features(obs), advice], axis=1)

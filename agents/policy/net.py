@@ -102,10 +102,11 @@ class PolicyNet(nn.Module):
         self.critic = mlp(self.input_size, hidden, activation)
         self.critic_head = layer_init(nn.Linear(hidden[-1], 1), std=1.0)
 
-    def prepare(self, observations: np.ndarray) -> np.ndarray:
-        """``concat(obs, features(obs))``: float32 [N, input_size] (numpy). The network
-        input only without a symmetry; use :meth:`encode`."""
-        return with_features(self.features, observations)
+    def prepare(self, observations: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
+        """``concat(obs, features(obs))``: float32 [N, input_size] (numpy); ``masks`` for
+        the feature sets that read them. The network input only without a symmetry; use
+        :meth:`encode`."""
+        return with_features(self.features, observations, masks)
 
     def encode(self, observations: np.ndarray, masks: np.ndarray):
         """``(x, masks, action_map)``: the network input float32 [N, input_size], the
@@ -113,9 +114,9 @@ class PolicyNet(nn.Module):
         game's (int [N, A], or None when they are the same: no symmetry)."""
         masks = np.asarray(masks, dtype=bool)
         if self.symmetry == "none":
-            return self.prepare(observations), masks, None
+            return self.prepare(observations, masks), masks, None
         observations, masks, action_map = to_canonical(observations, masks)
-        return self.prepare(observations), masks, action_map
+        return self.prepare(observations, masks), masks, action_map
 
     @staticmethod
     def game_actions(actions: np.ndarray, action_map: np.ndarray | None) -> np.ndarray:

@@ -306,3 +306,54 @@ def test_refill_turns_features_are_the_refill_and_the_turns_columns():
     np.testing.assert_array_equal(both[:, :-MAX_TURNS], four_aces_refill_features(obs))
     np.testing.assert_array_equal(both[:, -MAX_TURNS:],
                                   four_aces_turns_features(obs)[:, -MAX_TURNS:])
+
+
+@pytest.mark.parametrize("variant", ["four", "two_dummy"])
+def test_abracadabra_advice_is_the_heuristics_choice_of_every_decision(variant):
+    """C1, D1, E1-E4, F1: the advice columns are a one-hot of the action BestHeuristic takes
+    in the row, a legal one, in every phase; the columns before them are the bid features."""
+    from agents.abracadabra.features import (
+        ABRACADABRA_ADVICE_SIZE,
+        ABRACADABRA_SIZE,
+        abracadabra_advice_features,
+        abracadabra_features,
+    )
+
+    engine = make_engine("abracadabra", 64, variant=variant)
+    engine.reset(seed=6)
+    heuristic = agents.make("heuristic", "abracadabra")
+    rng = np.random.default_rng(6)
+    phases = set()
+    while not engine.game_over.all():
+        live = engine.current_player >= 0
+        obs, masks = engine.observe()[live], engine.legal_action_mask()[live]
+        features = abracadabra_advice_features(obs, masks)
+        assert features.shape == (len(obs), ABRACADABRA_ADVICE_SIZE)
+        np.testing.assert_array_equal(features[:, :ABRACADABRA_SIZE], abracadabra_features(obs))
+        advice = features[:, ABRACADABRA_SIZE:]
+        np.testing.assert_array_equal(advice.sum(axis=1), 1.0)
+        chosen = advice.argmax(axis=1)
+        np.testing.assert_array_equal(chosen, heuristic.act_batch(obs, masks))
+        assert masks[np.arange(len(obs)), chosen].all()
+        # bid 0-13, show 14-66 / stop 67, play 68-120, call 121-122 (envs/abracadabra/rules.py)
+        phases.update(np.searchsorted([14, 68, 121], chosen, side="right").tolist())
+        actions = np.zeros(64, dtype=np.int64)  # random play reaches every phase
+        actions[live] = [rng.choice(np.flatnonzero(m)) for m in masks]
+        engine.step(actions, active=live)
+    assert phases == {0, 1, 2, 3}
+
+
+def test_advice_features_need_the_masks():
+    """The advice reads the legal actions: without masks, or with masks of another shape,
+    it is a ValueError saying what was expected."""
+    from agents.abracadabra.features import abracadabra_advice_features
+
+    engine = make_engine("abracadabra", 2, variant="four")
+    engine.reset(seed=0)
+    obs, masks = engine.observe(), engine.legal_action_mask()
+    with pytest.raises(ValueError, match="read the legal-action masks"):
+        with_features("abracadabra_advice", obs)
+    with pytest.raises(ValueError, match=r"expected \[2, 123\]"):
+        abracadabra_advice_features(obs, masks[:, :100])
+    assert with_features("abracadabra_advice", obs, masks).shape == (
+        2, obs.shape[1] + feature_size("abracadabra_advice"))

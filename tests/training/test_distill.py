@@ -13,6 +13,7 @@ import agents
 from agents.policy.agent import PolicyAgent
 from agents.policy.checkpoint import load_checkpoint, make_checkpoint, save_checkpoint
 from agents.policy.net import PolicyNet
+from envs.abracadabra import CALL, PLAY_OFFSET
 from envs.registry import make_engine
 from training import ppo_batch
 from training.config import config_from_dict
@@ -194,3 +195,33 @@ def test_resume_after_distillation_does_not_distil_again(tmp_path, monkeypatch):
     cfg.total_steps = first["steps"] + 200
     second = train(cfg, tmp_path / "run", resume=True, progress=False)
     assert second["steps"] >= first["steps"] + 200
+
+
+def test_the_advice_recipe_trains_a_full_play_net_that_starts_as_its_teacher(tmp_path):
+    """configs/abracadabra_four_advice.yaml in small: teacher `bidder`, the heuristic's
+    choice as an input (features: abracadabra_advice). The fitted network copies the
+    advice (the teacher's play is the heuristic's), and its checkpoint plays as the net."""
+    cfg = tiny_distill_config("bidder")
+    cfg.ppo.features = "abracadabra_advice"
+    cfg.distill.deals, cfg.distill.num_games, cfg.distill.epochs = 24, 24, 40
+    cfg.distill.learning_rate = 3e-3
+    cfg.total_steps = 1
+    train(cfg, tmp_path / "run", progress=False)
+    checkpoint = load_checkpoint(tmp_path / "run" / "policy.pt")
+    assert checkpoint["model"]["features"] == "abracadabra_advice"
+    assert checkpoint["model"]["delegate"] is None
+    agent = agents.make("policy", "abracadabra", path=tmp_path / "run" / "policy.pt")
+    heuristic = agents.make("heuristic", "abracadabra")
+    engine = make_engine("abracadabra", 16, **FOUR)
+    engine.reset(seed=8)
+    same = plays = 0
+    while not engine.game_over.all():
+        live = ~engine.game_over
+        obs, masks = engine.observe(), engine.legal_action_mask()
+        actions = agent.act_batch(obs, masks)
+        assert masks[live, actions[live]].all()
+        card_play = live & masks[:, PLAY_OFFSET:CALL].any(axis=1)
+        same += int((actions == heuristic.act_batch(obs, masks))[card_play].sum())
+        plays += int(card_play.sum())
+        engine.step(actions, active=live)
+    assert same / plays > 0.75  # 24 deals teach little else: the advice is what is copied
