@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from envs.compiled import kernel
+
 
 def check_choice(name: str, value: object, allowed: Iterable[object]) -> None:
     """Raise ``ValueError`` unless ``value`` is one of ``allowed``."""
@@ -429,21 +431,8 @@ def shuffled(keys: np.ndarray, counters: np.ndarray, cards: np.ndarray) -> np.nd
     return np.asarray(cards)[order]
 
 
-# -- uniform random legal actions ------------------------------------------------------------
+# -- bit counts and uniform random legal actions ------------------------------------------------
 _BYTE_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], np.uint8)
-
-
-def _nth_set_bit_table() -> np.ndarray:
-    """int64 [256 * 8]: entry ``byte * 8 + r`` is the position of the r-th (0-based) set
-    bit of ``byte`` (0 where ``byte`` has no r-th set bit)."""
-    table = np.zeros((256, 8), np.int64)
-    for byte in range(256):
-        positions = [k for k in range(8) if byte >> k & 1]
-        table[byte, : len(positions)] = positions
-    return table.reshape(-1)
-
-
-_NTH_SET_BIT = _nth_set_bit_table()
 
 
 def popcount64(x: np.ndarray) -> np.ndarray:
@@ -460,49 +449,48 @@ def sample_uniform_legal(rng: np.random.Generator, action_masks: np.ndarray) -> 
     uniformly among the row's legal (True) entries.
 
     A faster sibling of :func:`agents.base.sample_legal` (the same distribution, a
-    different random stream) for random play at large batch sizes: instead of one random
+    different random stream) for random play at any batch size: instead of one random
     number per entry it draws one integer ``r`` per row, uniform in ``0..count - 1``
-    (``Generator.integers`` is unbiased), and returns the position of the row's ``r``-th
-    legal entry. The rows are packed into 64-bit words (one ``np.packbits``), counted with
-    :func:`popcount64`, and the ``r``-th set bit of the right word is found by a binary
-    search of three steps down to its byte, then a table lookup; every step is a few
-    vectorised calls over the rows.
-    A row without a legal action raises ``ValueError``.
+    (one ``Generator.integers`` call, unbiased), and returns the position of the row's
+    ``r``-th legal entry. Counting and finding run as compiled loops over the rows
+    (:func:`_count_legal`, :func:`_nth_legal`), so a batch of one costs a few
+    microseconds. A row without a legal action raises ``ValueError``.
     """
     masks = np.asarray(action_masks)
     if masks.ndim != 2 or masks.dtype != bool:
         raise ValueError(f"action_masks must be a bool array [N, A], got {masks.dtype} "
                          f"{masks.shape}")
-    n, a = masks.shape
-    width = -(-a // 64)  # 64-bit words per row
-    padded = np.zeros((n, 64 * width), bool)
-    padded[:, :a] = masks
-    words = np.packbits(padded.reshape(-1), bitorder="little").view("<u8").reshape(n, width)
-    counts = popcount64(words).astype(np.int64)  # legal entries per word
-    total = counts[:, 0].copy()
-    for w in range(1, width):
-        total += counts[:, w]
+    masks = np.ascontiguousarray(masks).view(np.uint8)  # (0/1 bytes add up without casts)
+    total = np.empty(len(masks), np.int64)
+    _count_legal(masks, total)
     if total.min(initial=1) == 0:
         row = int(np.argmin(total))
         raise ValueError(f"row {row} of action_masks has no legal action: nothing to "
                          "choose from (expected at least one True per row)")
     r = rng.integers(0, total)  # the r-th legal entry of the row (0-based) is drawn
-    word = np.zeros(n, np.intp)  # the word holding it, and r within that word
-    for w in range(width - 1):
-        skip = (word == w) & (r >= counts[:, w])
-        r -= np.where(skip, counts[:, w], 0)
-        word += skip
-    x = words.reshape(-1).take(np.arange(n) * width + word)
-    r = r.astype(np.uint8)  # < 64 now: compared with popcounts (uint8) without casts
-    # the byte holding the r-th set bit: the largest multiple of 8 with at most r set
-    # bits below it (three halving steps), then the bit within that byte from a table
-    position = np.zeros(n, np.uint64)
-    one = np.uint64(1)
-    for step in (32, 16, 8):
-        trial = position + np.uint64(step)
-        below = popcount64(x & ((one << trial) - one))
-        position = np.where(below <= r, trial, position)
-    r -= popcount64(x & ((one << position) - one))  # r-th set bit of the byte
-    byte = (x >> position) & np.uint64(0xFF)
-    bit = _NTH_SET_BIT.take(byte.astype(np.intp) * 8 + r)
-    return word * 64 + position.astype(np.int64) + bit
+    out = np.empty(len(masks), np.int64)
+    _nth_legal(masks, r, out)
+    return out
+
+
+@kernel
+def _count_legal(masks: np.ndarray, total: np.ndarray) -> None:
+    """``total[i]``: the number of nonzero entries of row ``masks[i]`` (uint8 0/1)."""
+    for i in range(masks.shape[0]):
+        count = np.uint32(0)
+        for a in range(masks.shape[1]):
+            count += masks[i, a]
+        total[i] = count
+
+
+@kernel
+def _nth_legal(masks: np.ndarray, r: np.ndarray, out: np.ndarray) -> None:
+    """``out[i]``: the position of the ``r[i]``-th (0-based) nonzero entry of ``masks[i]``
+    (uint8 0/1; there is one: ``r[i]`` is below the row's count)."""
+    for i in range(masks.shape[0]):
+        left = r[i]
+        for a in range(masks.shape[1]):
+            left -= masks[i, a]  # branch-free: the one test below is taken once per row
+            if left < 0:
+                out[i] = a
+                break
