@@ -27,8 +27,9 @@ Actions: the table of :mod:`envs.four_aces.rules` (0..52 ``discard:<card>``, 53 
 
 One code path per rule, whatever the batch size: the deal (G2–G4, H1), the turn (mask,
 step) and the observation run as compiled loops over the games
-(:mod:`envs.four_aces.kernels`, numba); scoring (K1–K4) is numpy here, on the games that
-need it.
+(:mod:`envs.four_aces.kernels`, numba), and so does the scoring of a round's sets (K2/K3,
+:func:`envs.four_aces.scoring.score_presence`); the end of a round around it (K1, K4:
+totals, winners, rewards) is numpy here, on the games that need it.
 
 Randomness is counter-based (envs.core): each game owns a 64-bit key; the dealer draw of
 round r is ``shuffled(key, 2r, FULL_DECK)`` and its deal ``shuffled(key, 2r + 1,

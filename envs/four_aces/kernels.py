@@ -16,8 +16,9 @@ same code. One function per step of the rules:
 5. :func:`play_turn` — one turn, and whether it ends the round (H3 stock empty, H4 four
    aces); otherwise the turn passes left (H1);
 6. :func:`step_games` — the batch: every action checked before anything changes, then
-   each live game's turn; it lists the games whose round ended. Scoring them (K1–K4)
-   stays with the engine's numpy ``_end_round``, which deals anew through 7.;
+   each live game's turn; it lists the games whose round ended. The engine's
+   ``_end_round`` scores them (K1–K4, the sets by the compiled scorer of
+   :mod:`envs.four_aces.scoring`) and deals anew through 7.;
 7. :func:`start_rounds` — a new round in the games listed: the dealer draw
    (:func:`ace_of_spades_place`, G2), the shuffle (:func:`hashed_uniform_row`,
    :func:`stable_order`) and the deal (:func:`deal_round`, G3), the pre-fill
