@@ -48,7 +48,8 @@ def make(name: str, game: str, **kwargs) -> Agent:
 
 def is_policy_spec(spec: str) -> bool:
     """Whether the agent spec ``spec`` names a trained policy (``policy``, ``policy:PATH``):
-    the only agents that load checkpoint files (and take ``trust_pickle``)."""
+    the agents that load a checkpoint file the user names or the committed defaults (and
+    take ``trust_pickle``; ``bidder`` loads only its own committed file)."""
     return spec == "policy" or spec.startswith("policy:")
 
 

@@ -84,7 +84,8 @@ def _heuristic() -> BestHeuristic:
     return BestHeuristic("abracadabra")
 
 
-def abracadabra_advice_features(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+def abracadabra_advice_features(observations: np.ndarray,
+                                masks: np.ndarray | None) -> np.ndarray:
     """:func:`abracadabra_features` plus a one-hot of the action the default heuristic
     (:class:`~agents.abracadabra.heuristics.BestHeuristic`: expected-tricks bid, show,
     exact-target card play, call) takes in every row. A network that makes every decision
@@ -97,6 +98,9 @@ def abracadabra_advice_features(observations: np.ndarray, masks: np.ndarray) -> 
     :data:`ADVICE_COLUMNS` (one per action, in the game's action order).
     """
     obs = np.asarray(observations, dtype=np.float32)
+    if masks is None:
+        raise ValueError("features='abracadabra_advice' read the legal-action masks: "
+                         "expected with_features(name, observations, masks)")
     masks = np.asarray(masks, dtype=bool)
     if masks.shape != (len(obs), NUM_ACTIONS):
         raise ValueError(f"masks of shape {list(masks.shape)}: expected [{len(obs)}, "

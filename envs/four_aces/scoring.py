@@ -49,9 +49,9 @@ So a set is scored by a loop over its pattern's options, each a few table lookup
 the best option wins: :func:`score_presence` runs it compiled, a set at a time
 (:func:`_score_rows`; 50 times faster than the earlier vectorised numpy version of the
 same algorithm at every batch size, with identical scores). :func:`score_cards` (one
-set) runs it in plain Python and caches its results. The tests compare both with
-an exhaustive partition search and with a bitmask DP over every subset
-(``tests/envs/four_aces/test_scoring_fast_paths.py``).
+set) runs it again in plain Python, written independently, and caches its results. The
+tests compare both with an exhaustive partition search and with a bitmask DP over every
+subset (``tests/envs/four_aces/test_scoring_fast_paths.py``).
 """
 
 from __future__ import annotations
@@ -137,28 +137,29 @@ def _score_rows(present, strict, start, count, rank_side, loose_ok, rank_value, 
     row that is not a set of at most MAX_CARDS cards (entries other than 0/1), or -1;
     nothing is read or written out of bounds for it."""
     for i in range(present.shape[0]):
+        # the set as a 52-bit integer, and its cards per rank (checked first: a row that
+        # is not a set would index past the tables below)
+        per_rank[:] = 0
+        all_bits = np.int64(0)
         cards = 0
         for card in range(4 * NUM_RANKS):
             if present[i, card] != 0:
                 if present[i, card] != 1:
                     return i
                 cards += 1
+                per_rank[card % NUM_RANKS] += 1
+                all_bits |= np.int64(1) << card
         if cards > slot_keys.shape[0]:
             return i
-        for r in range(NUM_RANKS):
-            per_rank[r] = (present[i, r] + present[i, NUM_RANKS + r]
-                           + present[i, 2 * NUM_RANKS + r] + present[i, 3 * NUM_RANKS + r])
-        all_bits = np.int64(0)
-        unique_bits = np.int64(0)
-        shared = 0
         pattern = 0
         for r in range(NUM_RANKS):
             pattern += pattern_weight[per_rank[r]]
+        unique_bits = np.int64(0)
+        shared = 0
         for card in range(4 * NUM_RANKS):
             if present[i, card] == 0:
                 continue
             bit = np.int64(1) << card
-            all_bits |= bit
             r = card % NUM_RANKS
             if per_rank[r] < 2:
                 unique_bits |= bit
@@ -224,7 +225,9 @@ def score_batch(cards: np.ndarray, scoring: str = "strict") -> np.ndarray:
 
 def _score_one(cards: tuple[int, ...], strict: bool) -> int:
     """The algorithm of :func:`_score_rows` for one set of distinct non-joker cards, in
-    plain Python (much faster than numpy calls for a single small set)."""
+    plain Python: a second, independent implementation (its own slot order and fate
+    handling), so the fuzzer's check of the engine's points against :func:`score_cards`
+    (envs/fuzz/four_aces.py) compares two codes, not one with itself."""
     t = tables()
     full = t.suit_full_list
     free = t.suit_free_list
