@@ -360,15 +360,26 @@ class BatchEngine:
 # this), and one vectorised call shuffles decks for any subset of the batch.
 
 _MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+# splitmix64 and the lanes of hashed_uniform, as uint64 (in the compiled twins below no
+# arithmetic then leaves uint64: numba would turn uint64 mixed with int64 into float64)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_LANE = np.uint64(0xD1B54A32D192ED03)
+_SHIFT_30 = np.uint64(30)
+_SHIFT_27 = np.uint64(27)
+_SHIFT_31 = np.uint64(31)
+_SHIFT_11 = np.uint64(11)  # 64 - 53: the top 53 bits make the float
+_UNIT = 1.0 / 2**53
 
 
 def splitmix64(x: np.ndarray) -> np.ndarray:
     """The splitmix64 finaliser, elementwise on uint64 (a good 64-bit mixing hash)."""
     with np.errstate(over="ignore"):
-        z = x.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return z ^ (z >> np.uint64(31))
+        z = x.astype(np.uint64) + _GOLDEN
+        z = (z ^ (z >> _SHIFT_30)) * _MIX1
+        z = (z ^ (z >> _SHIFT_27)) * _MIX2
+        return z ^ (z >> _SHIFT_31)
 
 
 def random_keys(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -404,9 +415,70 @@ def hashed_uniform(keys: np.ndarray, counters: np.ndarray, size: int) -> np.ndar
     """float64 [N, size] in [0, 1): a pure function of each (key, counter) pair."""
     with np.errstate(over="ignore"):
         base = splitmix64(keys.astype(np.uint64) ^ splitmix64(counters.astype(np.uint64)))
-        lanes = np.arange(size, dtype=np.uint64) * np.uint64(0xD1B54A32D192ED03)
+        lanes = np.arange(size, dtype=np.uint64) * _LANE
         bits = splitmix64(base[:, None] + lanes[None, :])
-    return (bits >> np.uint64(11)).astype(np.float64) * (1.0 / 2**53)
+    return (bits >> _SHIFT_11).astype(np.float64) * _UNIT
+
+
+# compiled twins of splitmix64, hashed_uniform and stable_argsort_rows, one row at a time
+# (the engines' deal kernels)
+
+
+@kernel
+def splitmix64_one(x: np.uint64) -> np.uint64:
+    """The splitmix64 finaliser of one uint64, wrapping modulo 2**64: the value of
+    :func:`splitmix64`."""
+    z = x + _GOLDEN
+    z = (z ^ (z >> _SHIFT_30)) * _MIX1
+    z = (z ^ (z >> _SHIFT_27)) * _MIX2
+    return z ^ (z >> _SHIFT_31)
+
+
+@kernel
+def hashed_uniform_row(key: np.uint64, counter: np.uint64, out: np.ndarray) -> None:
+    """Write into ``out`` (float64 [n]) the row of :func:`hashed_uniform` for
+    ``(key, counter)``: lane i is ``splitmix64(base + i * LANE)`` with ``base =
+    splitmix64(key ^ splitmix64(counter))``, its top 53 bits times 2**-53 (exact in
+    float64, as numpy's conversion is)."""
+    base = splitmix64_one(key ^ splitmix64_one(counter))
+    for i in range(out.shape[0]):
+        bits = splitmix64_one(base + np.uint64(i) * _LANE)
+        out[i] = np.float64(bits >> _SHIFT_11) * _UNIT
+
+
+@kernel
+def stable_order(u: np.ndarray, order: np.ndarray, ordered: np.ndarray,
+                 bucket_start: np.ndarray) -> None:
+    """Write into ``order`` (int [n]) ``np.argsort(u, kind="stable")`` of ``u`` (float64
+    [n], every value in [0, 1), as :func:`hashed_uniform_row` gives): a stable counting
+    sort into ``len(bucket_start) - 1`` equal buckets by value (the bucket rises with the
+    value), then an insertion sort of the nearly ordered result, which a strict comparison
+    keeps stable. Equal values keep their index order throughout. ``ordered`` (float64
+    [n]) and ``bucket_start`` (int [buckets + 1]) are scratch; ``u`` is left as it is."""
+    n = u.shape[0]
+    buckets = bucket_start.shape[0] - 1
+    for b in range(buckets + 1):
+        bucket_start[b] = 0
+    for i in range(n):
+        bucket_start[int(u[i] * buckets) + 1] += 1
+    for b in range(buckets):
+        bucket_start[b + 1] += bucket_start[b]
+    for i in range(n):  # in index order: stable
+        b = int(u[i] * buckets)
+        k = bucket_start[b]
+        bucket_start[b] = k + 1
+        ordered[k] = u[i]
+        order[k] = i
+    for i in range(1, n):
+        v = ordered[i]
+        o = order[i]
+        j = i
+        while j > 0 and ordered[j - 1] > v:
+            ordered[j] = ordered[j - 1]
+            order[j] = order[j - 1]
+            j -= 1
+        ordered[j] = v
+        order[j] = o
 
 
 def stable_argsort_rows(values: np.ndarray) -> np.ndarray:

@@ -20,12 +20,12 @@ same code. One function per step of the rules:
    ``_end_round`` scores them (K1–K4, the sets by the compiled scorer of
    :mod:`envs.four_aces.scoring`) and deals anew through 7.;
 7. :func:`start_rounds` — a new round in the games listed: the dealer draw
-   (:func:`ace_of_spades_place`, G2), the shuffle (:func:`hashed_uniform_row`,
-   :func:`stable_order`) and the deal (:func:`deal_round`, G3), the pre-fill
+   (:func:`ace_of_spades_place`, G2), the shuffle (:func:`~envs.core.hashed_uniform_row`,
+   :func:`~envs.core.stable_order`) and the deal (:func:`deal_round`, G3), the pre-fill
    (:func:`prefill`, G4, drawing through :func:`draw_card`) and the first mover (H1).
    Its random numbers are those of :func:`envs.core.hashed_uniform` bit for bit
-   (:func:`splitmix64`: the same uint64 arithmetic, wrapping the same way), so a key
-   deals the same rounds as the numpy shuffle :func:`envs.core.shuffled` would.
+   (:func:`envs.core.hashed_uniform_row`, its compiled twin), so a key deals the same
+   rounds as the numpy shuffle :func:`envs.core.shuffled` would.
 
 Compiled with :data:`envs.compiled.kernel` (cached on disk, no object mode, no reference
 counting: the kernels allocate nothing).
@@ -37,6 +37,7 @@ import numpy as np
 
 from envs.cards import JOKER, NUM_CARDS
 from envs.compiled import kernel
+from envs.core import hashed_uniform_row, stable_order
 from envs.four_aces.rules import (
     ACES,
     AS_POSITION,
@@ -56,19 +57,8 @@ _ACES = ACES.astype(np.int64)
 _IS_ACE = IS_ACE.copy()
 _FULL_DECK = FULL_DECK.copy()
 _ACES.flags.writeable = _IS_ACE.flags.writeable = _FULL_DECK.flags.writeable = False
-# splitmix64 and the lanes of envs.core.hashed_uniform, as uint64 (so that no arithmetic
-# below leaves uint64: numba would turn uint64 mixed with int64 into float64)
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-_LANE = np.uint64(0xD1B54A32D192ED03)
 _ONE = np.uint64(1)
 _TWO = np.uint64(2)
-_SHIFT_30 = np.uint64(30)
-_SHIFT_27 = np.uint64(27)
-_SHIFT_31 = np.uint64(31)
-_SHIFT_11 = np.uint64(11)  # 64 - 53: the top 53 bits make the float
-_UNIT = 1.0 / 2**53
 
 
 # ==========================================================================================
@@ -243,28 +233,6 @@ def step_games(actions: np.ndarray, active: np.ndarray | None, ended: np.ndarray
 # the round's deal: G2, G3, G4, H1
 # ==========================================================================================
 @kernel
-def splitmix64(x: np.uint64) -> np.uint64:
-    """The splitmix64 finaliser of one uint64, wrapping modulo 2**64: the value of
-    :func:`envs.core.splitmix64`."""
-    z = x + _GOLDEN
-    z = (z ^ (z >> _SHIFT_30)) * _MIX1
-    z = (z ^ (z >> _SHIFT_27)) * _MIX2
-    return z ^ (z >> _SHIFT_31)
-
-
-@kernel
-def hashed_uniform_row(key: np.uint64, counter: np.uint64, out: np.ndarray) -> None:
-    """Write into ``out`` (float64 [n]) the row of :func:`envs.core.hashed_uniform` for
-    ``(key, counter)``: lane i is ``splitmix64(base + i * LANE)`` with ``base =
-    splitmix64(key ^ splitmix64(counter))``, its top 53 bits times 2**-53 (exact in
-    float64, as numpy's conversion is)."""
-    base = splitmix64(key ^ splitmix64(counter))
-    for i in range(out.shape[0]):
-        bits = splitmix64(base + np.uint64(i) * _LANE)
-        out[i] = np.float64(bits >> _SHIFT_11) * _UNIT
-
-
-@kernel
 def ace_of_spades_place(u: np.ndarray) -> int:
     """G2: how many cards are drawn before the ace of spades when the deck is ordered by
     the stable sort of ``u`` (float64 [54], one number per card of ``FULL_DECK``): the
@@ -275,41 +243,6 @@ def ace_of_spades_place(u: np.ndarray) -> int:
         if u[i] < ace or (u[i] == ace and i < AS_POSITION):
             place += 1
     return place
-
-
-@kernel
-def stable_order(u: np.ndarray, order: np.ndarray, ordered: np.ndarray,
-                 bucket_start: np.ndarray) -> None:
-    """Write into ``order`` (int [n]) ``np.argsort(u, kind="stable")`` of ``u`` (float64
-    [n], every value in [0, 1), as :func:`hashed_uniform_row` gives): a stable counting
-    sort into ``len(bucket_start) - 1`` equal buckets by value (the bucket rises with the
-    value), then an insertion sort of the nearly ordered result, which a strict comparison
-    keeps stable. Equal values keep their index order throughout. ``ordered`` (float64
-    [n]) and ``bucket_start`` (int [buckets + 1]) are scratch; ``u`` is left as it is."""
-    n = u.shape[0]
-    buckets = bucket_start.shape[0] - 1
-    for b in range(buckets + 1):
-        bucket_start[b] = 0
-    for i in range(n):
-        bucket_start[int(u[i] * buckets) + 1] += 1
-    for b in range(buckets):
-        bucket_start[b + 1] += bucket_start[b]
-    for i in range(n):  # in index order: stable
-        b = int(u[i] * buckets)
-        k = bucket_start[b]
-        bucket_start[b] = k + 1
-        ordered[k] = u[i]
-        order[k] = i
-    for i in range(1, n):
-        v = ordered[i]
-        o = order[i]
-        j = i
-        while j > 0 and ordered[j - 1] > v:
-            ordered[j] = ordered[j - 1]
-            order[j] = order[j - 1]
-            j -= 1
-        ordered[j] = v
-        order[j] = o
 
 
 @kernel

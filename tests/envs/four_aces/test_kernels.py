@@ -21,7 +21,13 @@ import numpy as np
 import pytest
 
 from envs.cards import JOKER, NUM_CARDS
-from envs.core import hashed_uniform, sample_uniform_legal, stable_argsort_rows
+from envs.core import (
+    hashed_uniform,
+    hashed_uniform_row,
+    sample_uniform_legal,
+    stable_argsort_rows,
+    stable_order,
+)
 from envs.four_aces import kernels
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.engine import FourAcesEngine
@@ -383,7 +389,7 @@ def test_the_deal_kernels_pieces_equal_numpy_with_ties_and_extreme_keys():
     want = hashed_uniform(keys, counters, DECK_SIZE)
     row = np.empty(DECK_SIZE)
     for i in range(len(keys)):
-        kernels.hashed_uniform_row(keys[i], np.uint64(counters[i]), row)
+        hashed_uniform_row(keys[i], np.uint64(counters[i]), row)
         assert np.array_equal(row.view(np.uint64), want[i].view(np.uint64)), i
     order, ordered = np.empty(DECK_SIZE, np.intp), np.empty(DECK_SIZE)
     buckets = np.empty(65, np.intp)
@@ -397,5 +403,5 @@ def test_the_deal_kernels_pieces_equal_numpy_with_ties_and_extreme_keys():
         assert kernels.ace_of_spades_place(u) == place
         assert place == int(np.flatnonzero(np.argsort(u, kind="stable") == AS_POSITION)[0])
         stable = np.argsort(u, kind="stable")
-        kernels.stable_order(u, order, ordered, buckets)
+        stable_order(u, order, ordered, buckets)
         assert np.array_equal(order, stable) and np.array_equal(ordered, u[stable]), i
