@@ -104,6 +104,7 @@ LIMITS: dict[str, Interval] = {
     "distill.learning_rate": Interval(0, low_open=True),
     "distill.minibatch_size": Interval(1, 10**8),
     "distill.holdout": Interval(0, 1, high_open=True),
+    "distill.margin": Interval(0),
 }
 
 
@@ -201,6 +202,14 @@ class DistillConfig:
     holdout: float = 0.05
     """Fraction of the episodes not trained on, to measure the imitation's accuracy; in
     [0, 1)."""
+    fallback: str | None = None
+    """An agent that acts on observations (e.g. heuristic); with it the network learns
+    the teacher's choice only where the teacher's value of it beats the fallback's choice
+    by more than ``margin``, else the fallback's (training/distill.py: relabel; needs a
+    teacher that reports action values: pimc). None: always the teacher's choice."""
+    margin: float = 0.0
+    """With a fallback: the value (the teacher's units, points) by which the teacher's
+    choice must beat the fallback's to be learned; >= 0."""
 
 
 @dataclass
@@ -568,6 +577,32 @@ def _check_distill(cfg: TrainConfig, problems: list[str]) -> None:
     except (ValueError, TypeError) as error:
         problems.append(f"distill.teacher_kwargs: {d.teacher} refuses {dict(kwargs)!r} "
                         f"({str(error).splitlines()[0] if str(error) else type(error).__name__})")
+        return
+    if d.fallback is not None:
+        _check_fallback(cfg, problems)
+
+
+def _check_fallback(cfg: TrainConfig, problems: list[str]) -> None:
+    """distill.fallback: an agent of the game that acts on observations, and a teacher
+    that reports action values (training/distill.py: relabel)."""
+    d = cfg.distill
+    if not isinstance(d.fallback, str):
+        problems.append(f"distill.fallback: {_found(d.fallback)}, expected an agent name "
+                        "such as heuristic, or null")
+        return
+    before = len(problems)
+    _check_agent(d.fallback, cfg.game, "distill.fallback", problems)
+    if len(problems) > before:
+        return
+    from agents.registry import make_from_spec
+
+    teacher = make_from_spec(d.teacher, cfg.game, **d.teacher_kwargs)
+    if not callable(getattr(teacher, "search", None)):
+        problems.append(f"distill.fallback needs a teacher that reports action values "
+                        f"(pimc); {d.teacher!r} reports none: remove the fallback")
+    if getattr(make_from_spec(d.fallback, cfg.game), "needs_engine", False):
+        problems.append(f"distill.fallback: {d.fallback!r} searches on the engine; expected "
+                        "an agent that acts on observations, such as heuristic")
 
 
 def config_problems(cfg: TrainConfig) -> list[str]:

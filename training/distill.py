@@ -32,7 +32,8 @@ serves networks of any input.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -72,6 +73,10 @@ class TeacherData:
     """Episodes played."""
     seconds: float
     """Wall time the generation took."""
+    values: np.ndarray | None = None
+    """float32 [N, A]: the teacher's value of every action at the decision (NaN:
+    illegal), for a teacher that reports them (a search: :meth:`PIMCAgent.search
+    <agents.search.pimc.PIMCAgent.search>`); None: it reports none."""
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -94,6 +99,21 @@ class TeacherData:
         for i in later[::-1]:
             out[i] += gamma * out[self.next[i]]
         return out.astype(np.float32)
+
+    def save(self, path: str | Path) -> None:
+        """Write the record to ``path`` (an uncompressed ``.npz``; :meth:`load` reads it)."""
+        arrays = {f.name: getattr(self, f.name) for f in fields(self)}
+        arrays = {k: np.asarray(v) for k, v in arrays.items() if v is not None}
+        np.savez(path, **arrays)
+
+    @classmethod
+    def load(cls, path: str | Path) -> TeacherData:
+        """The record :meth:`save` wrote to ``path``."""
+        with np.load(path) as stored:
+            found = {k: stored[k] for k in stored.files}
+        for name in ("num_deals", "seconds"):
+            found[name] = found[name].item()
+        return cls(**{"scale": None, "values": None, **found})
 
     def choice_rows(self) -> np.ndarray:
         """bool [N]: the decisions with more than one legal action (the others teach
@@ -180,7 +200,8 @@ def _play_batch(game: str, options: dict, keys: np.ndarray, first: int, teacher:
     engine.reset(game_seeds=keys)
     scale = _int8_scale(engine)
     parts: dict[str, list] = {name: [] for name in ("obs", "masks", "actions", "seats",
-                                                    "deals")}
+                                                    "deals", "values")}
+    reports_values = callable(getattr(agent, "search", None))  # a search's action values
     reward_rows, reward_values = [], []  # rewards credited to earlier rows, added at the end
     next_from, next_to = [], []  # (row, the same seat's next row) pairs
     last = np.full((count, engine.num_players), -1, dtype=np.int64)  # each seat's latest row
@@ -195,8 +216,13 @@ def _play_batch(game: str, options: dict, keys: np.ndarray, first: int, teacher:
             stored = engine.observe(dtype=np.int8)
             obs = stored.astype(np.float32) * scale
         masks = engine.legal_action_mask()
-        actions = act_grouped([agent], who, obs, masks, active=live, engine=engine)
         g = np.flatnonzero(live)
+        if reports_values:  # the teacher plays every seat: one search over the live games
+            actions = np.zeros(count, dtype=np.int64)
+            actions[g], values = agent.search(engine, g)
+            parts["values"].append(values)
+        else:
+            actions = act_grouped([agent], who, obs, masks, active=live, engine=engine)
         legal = masks[g, actions[g]]
         if not legal.all():
             bad = g[~legal][0]
@@ -230,7 +256,8 @@ def _play_batch(game: str, options: dict, keys: np.ndarray, first: int, teacher:
         seats=np.concatenate(parts["seats"]).astype(np.int64),
         deals=np.concatenate(parts["deals"]).astype(np.int64),
         rewards=rewards.astype(np.float32), next=nxt, keys=np.asarray(keys, np.uint64),
-        num_deals=count, seconds=time.time() - t0)
+        num_deals=count, seconds=time.time() - t0,
+        values=np.concatenate(parts["values"]) if reports_values else None)
 
 
 def _concatenate(parts: list[TeacherData], num_deals: int, seconds: float) -> TeacherData:
@@ -245,7 +272,42 @@ def _concatenate(parts: list[TeacherData], num_deals: int, seconds: float) -> Te
         seats=np.concatenate([p.seats for p in parts]),
         deals=np.concatenate([p.deals for p in parts]),
         rewards=np.concatenate([p.rewards for p in parts]), next=nxt,
-        keys=np.concatenate([p.keys for p in parts]), num_deals=num_deals, seconds=seconds)
+        keys=np.concatenate([p.keys for p in parts]), num_deals=num_deals, seconds=seconds,
+        values=None if parts[0].values is None else np.concatenate([p.values for p in parts]))
+
+
+def relabel(data: TeacherData, fallback_actions: np.ndarray, margin: float) -> np.ndarray:
+    """int64 [N]: the teacher's action where its value beats the value of
+    ``fallback_actions`` (another agent's choice at the same decisions) by more than
+    ``margin``, else the fallback's: the network learns the fallback's play and only the
+    departures the search is sure of. A search's choice differs from a good heuristic's in
+    many positions where their values are within the noise of a few sampled worlds;
+    imitating those departures costs more than they gain (measured in configs/
+    abracadabra_four_pimc.yaml)."""
+    if data.values is None:
+        raise ValueError("the teacher reported no action values (only a search does, e.g. "
+                         "pimc): a fallback with a margin needs them")
+    if not (isinstance(margin, (int, float)) and margin >= 0):
+        raise ValueError(f"margin={margin!r}: expected a number >= 0 (in the teacher's "
+                         "value units: points)")
+    fallback_actions = np.asarray(fallback_actions, dtype=np.int64)
+    rows = np.arange(len(data))
+    if not data.masks[rows, fallback_actions].all():
+        raise ValueError("a fallback action is not legal in its recorded mask")
+    gain = data.values[rows, data.actions] - data.values[rows, fallback_actions]
+    return np.where(gain > margin, data.actions, fallback_actions)
+
+
+def fallback_actions(game: str, fallback: str, data: TeacherData,
+                     chunk: int = 65_536) -> np.ndarray:
+    """int64 [N]: the choice of agent ``fallback`` (one that acts on observations) at
+    every decision of ``data``, in chunks of ``chunk`` decisions."""
+    agent = make_teacher(game, fallback, seed=0)
+    out = np.empty(len(data), dtype=np.int64)
+    for start in range(0, len(data), chunk):
+        part = slice(start, start + chunk)
+        out[part] = agent.act_batch(data.float_observations(part), data.masks[part])
+    return out
 
 
 def _int8_scale(engine) -> np.ndarray | None:
@@ -385,13 +447,17 @@ def _measure(net, tensors, rows: np.ndarray, choice: np.ndarray,
 
 
 # -- the trainer's distillation stage ------------------------------------------------------
-def distill(net, cfg: TrainConfig, progress: bool = True) -> dict:
+def distill(net, cfg: TrainConfig, progress: bool = True,
+            save_to: str | Path | None = None) -> dict:
     """The ``distill:`` stage of a training run (:class:`training.config.DistillConfig`):
     the teacher plays ``distill.deals`` episodes of the config's game (:func:`generate`,
     seeded with ``cfg.seed``) and ``net`` is fitted to its decisions (:func:`fit`, with
     PPO's ``vf_coef``, ``gamma`` and ``reward_scale``), only to the decisions the network
-    makes where it has a delegate (:mod:`agents.policy.delegate`). Returns :func:`fit`'s
-    measures with ``generate_seconds``, ``fit_seconds`` and ``deals``."""
+    makes where it has a delegate (:mod:`agents.policy.delegate`). With a ``fallback``
+    the labels are :func:`relabel`'s. ``save_to``: where the teacher's record is written
+    (:meth:`TeacherData.save`; None: not kept). Returns :func:`fit`'s measures with
+    ``generate_seconds``, ``fit_seconds``, ``deals`` and ``relabelled`` (decisions whose
+    label is the fallback's instead of the teacher's)."""
     from agents.policy.delegate import network_rows
 
     d = cfg.distill
@@ -399,10 +465,17 @@ def distill(net, cfg: TrainConfig, progress: bool = True) -> dict:
         raise ValueError("the config has no distill section: nothing to distil")
     data = generate(cfg.game, cfg.options, d.deals, d.teacher, d.teacher_kwargs, d.num_games,
                     seed=cfg.seed, workers=d.workers, progress=progress)
+    if save_to is not None:
+        data.save(save_to)
+    changed = 0
+    if d.fallback is not None:
+        labels = relabel(data, fallback_actions(cfg.game, d.fallback, data), d.margin)
+        changed = int((labels != data.actions).sum())
+        data = replace(data, actions=labels)
     rows = None if cfg.ppo.delegate is None else network_rows(cfg.game, data.masks)
     t0 = time.time()
     result = fit(net, data, d.epochs, d.learning_rate, d.minibatch_size, cfg.ppo.vf_coef,
                  cfg.ppo.gamma, cfg.reward_scale, d.holdout, rows, seed=cfg.seed,
                  progress=progress)
     return {**result, "deals": data.num_deals, "generate_seconds": data.seconds,
-            "fit_seconds": time.time() - t0}
+            "fit_seconds": time.time() - t0, "relabelled": changed}

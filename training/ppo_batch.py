@@ -246,7 +246,8 @@ def distill_line(info: dict) -> str:
             f"episodes ({info['generate_seconds']:.0f} s playing, {info['fit_seconds']:.0f} s "
             f"fitting, epoch {info['best_epoch']} kept): accuracy "
             f"{info['train_accuracy']:.3f} trained on, {info['holdout_accuracy']:.3f} held out "
-            f"({info['holdout_decisions']:,})")
+            f"({info['holdout_decisions']:,})"
+            + (f"; {info['relabelled']:,} labels the fallback's" if info.get("relabelled") else ""))
 
 
 class Trainer(NamedTuple):
@@ -348,7 +349,7 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = Non
         evaluator.baselines()
         start = time.time()
         if cfg.distill is not None and state["global_step"] == 0:
-            info = distill(net, cfg, progress)
+            info = distill(net, cfg, progress, save_to=run_dir / "teacher.npz")
             state["global_step"] = info["train_decisions"]
             state["elapsed_s"] = elapsed_before + time.time() - start - eval_seconds[0]
             log_distill(writer, info, state["global_step"])

@@ -99,6 +99,14 @@ class PIMCAgent(Agent):
     def act_engine(self, engine, games: np.ndarray) -> np.ndarray:
         """int64 [len(games)]: the PIMC choice for the player to act in each of ``games``
         (int indices of live games of ``engine``); see the module doc."""
+        return self.search(engine, games)[0]
+
+    def search(self, engine, games: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The PIMC choice of each of ``games`` (as :meth:`act_engine`, the same random
+        draws) and the search's value of every action: float32 [len(games), A], the mean
+        objective over the worlds of each legal action (NaN: illegal; 0: the only legal
+        action, taken without search). What a network imitating the search can learn
+        from besides its choice (:mod:`training.distill`)."""
         games = np.asarray(games, dtype=np.intp).reshape(-1)
         masks = engine.legal_action_mask()[games]
         counts = masks.sum(axis=1)
@@ -107,9 +115,10 @@ class PIMCAgent(Agent):
             raise ValueError(f"game {bad} has no legal action (is it over?): nothing to "
                              "search")
         actions = masks.argmax(axis=1).astype(np.int64)  # the only one where counts == 1
+        values = np.where(masks, np.float32(0), np.float32(np.nan))
         search = np.flatnonzero(counts > 1)
         if len(search) == 0:
-            return actions
+            return actions, values
         seats = np.asarray(engine.current_player)[games].astype(np.int64)
         seeds = self.rng.integers(0, 2**63, size=len(games), dtype=np.int64)
         # consecutive parts of at most max_rows rollout games (at least one game each)
@@ -122,14 +131,15 @@ class PIMCAgent(Agent):
                 total += rows_of[stop]
                 stop += 1
             part = search[start:stop]
-            actions[part] = self._search(engine, games[part], seats[part], masks[part],
-                                         seeds[part])
+            actions[part], values[part] = self._search(engine, games[part], seats[part],
+                                                       masks[part], seeds[part])
             start = stop
-        return actions
+        return actions, values
 
     def _search(self, engine, games: np.ndarray, seats: np.ndarray, masks: np.ndarray,
-                seeds: np.ndarray) -> np.ndarray:
-        """The best action of each of ``games`` (each with several legal actions)."""
+                seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The best action of each of ``games`` (each with several legal actions) and the
+        mean value of each of its actions (NaN: illegal)."""
         W = self.worlds
         worlds = engine.resample_many(games, seats, W, seeds)  # row i*W + k: world k of i
         game_of, action = np.nonzero(masks)  # every (game, legal action), game-major
@@ -153,7 +163,9 @@ class PIMCAgent(Agent):
         g = game_of[winner]
         keep = np.r_[True, g[1:] != g[:-1]]
         chosen[g[keep]] = action[winner[keep]]
-        return chosen
+        values = np.full(masks.shape, np.nan, np.float32)
+        values[game_of, action] = mean
+        return chosen, values
 
     def _evaluate(self, branch, seats: np.ndarray) -> np.ndarray:
         """The objective of every game of ``branch`` for its seat by the leaf evaluator."""

@@ -280,6 +280,29 @@ def test_a_batch_searched_in_parts_decides_as_in_one():
                                   parts.act_engine(engine, games))
 
 
+@pytest.mark.parametrize("game, options", [("abracadabra", {"variant": "four"}),
+                                           ("four_aces", {"num_players": 4})])
+def test_search_reports_the_values_its_choice_maximises(game, options):
+    """``search`` is ``act_engine`` (the same draws, the same choices) plus the mean value
+    of every action: NaN exactly where illegal, 0 for an only legal action, and the choice
+    the lowest action id among the best (what distillation relabels from)."""
+    engine = mid_game(game, 6, 9, seed=4, **options)
+    games = np.arange(6)
+    actions, values = agents.make("pimc", game, worlds=4, seed=2).search(engine, games)
+    np.testing.assert_array_equal(
+        actions, agents.make("pimc", game, worlds=4, seed=2).act_engine(engine, games))
+    masks = engine.legal_action_mask()[games]
+    assert values.shape == masks.shape and values.dtype == np.float32
+    np.testing.assert_array_equal(np.isnan(values), ~masks)
+    for row in range(6):
+        legal = np.flatnonzero(masks[row])
+        if len(legal) == 1:
+            assert values[row, legal[0]] == 0 and actions[row] == legal[0]
+            continue
+        best = values[row, legal].max()
+        assert actions[row] == legal[values[row, legal] == best][0]
+
+
 # -- rollouts ------------------------------------------------------------------------------------
 def test_play_out_ends_every_deal_and_values_are_for_the_seat():
     engine = mid_game("abracadabra", 3, 6, seed=1, variant="two")

@@ -154,6 +154,14 @@ def test_no_distill_section_is_the_default_and_leaves_the_config_as_it_was():
                                            "expected a mapping"),
     ({"distill": {"teacher_kwargs": {"seed": 3}}}, "distill.teacher_kwargs.seed: the teacher "
                                                    "is seeded from the run's seed"),
+    ({"distill": {"margin": -1}}, "distill.margin: found -1 (an integer), expected a number "
+                                  ">= 0"),
+    ({"distill": {"teacher": "heuristic", "fallback": "control"}},
+     "distill.fallback needs a teacher that reports action values (pimc); 'heuristic' "
+     "reports none"),
+    ({"distill": {"fallback": "pimc"}}, "distill.fallback: 'pimc' searches on the engine"),
+    ({"distill": {"fallback": "heuristik"}}, "distill.fallback: found 'heuristik' (text), "
+                                             "expected an agent of abracadabra"),
 ])
 def test_bad_distill_sections_are_named(data, expected):
     with pytest.raises(ValueError) as error:

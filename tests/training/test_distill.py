@@ -17,7 +17,7 @@ from envs.abracadabra import CALL, PLAY_OFFSET
 from envs.registry import make_engine
 from training import ppo_batch
 from training.config import config_from_dict
-from training.distill import TeacherData, fit, generate
+from training.distill import TeacherData, fallback_actions, fit, generate, relabel
 from training.train import train
 
 FOUR = {"variant": "four"}
@@ -98,6 +98,59 @@ def test_the_record_replays_on_the_engine(pimc_record):
             np.testing.assert_array_equal(data.next[own], np.r_[own[1:], -1])
 
 
+def test_a_search_teacher_records_its_action_values(pimc_record, heuristic_record):
+    data = pimc_record
+    assert data.values.shape == data.masks.shape
+    np.testing.assert_array_equal(np.isnan(data.values), ~data.masks)
+    choice = data.choice_rows()
+    best = np.where(data.masks, data.values, -np.inf).max(axis=1)
+    rows = np.arange(len(data))
+    assert (data.values[rows, data.actions][choice] == best[choice]).all()
+    assert heuristic_record.values is None  # a heuristic reports no values
+
+
+def test_the_record_is_saved_and_loaded_whole(pimc_record, heuristic_record, tmp_path):
+    for name, data in (("pimc", pimc_record), ("heuristic", heuristic_record)):
+        data.save(tmp_path / f"{name}.npz")
+        again = TeacherData.load(tmp_path / f"{name}.npz")
+        for field in ("observations", "scale", "masks", "actions", "seats", "deals",
+                      "rewards", "next", "keys", "values"):
+            mine, theirs = getattr(data, field), getattr(again, field)
+            if mine is None:
+                assert theirs is None, field
+            else:
+                np.testing.assert_array_equal(mine, theirs, err_msg=field)
+        assert (again.num_deals, again.seconds) == (data.num_deals, data.seconds)
+
+
+def test_relabel_keeps_the_teachers_choice_only_beyond_the_margin():
+    """Three decisions: the teacher's choice (action 0) is worth 3, 1 and 0 points more
+    than the fallback's (action 1)."""
+    values = np.array([[5.0, 2.0, np.nan], [2.0, 1.0, 0.0], [4.0, 4.0, np.nan]], np.float32)
+    data = TeacherData(observations=np.zeros((3, 2), np.float32), scale=None,
+                       masks=~np.isnan(values), actions=np.zeros(3, np.int64),
+                       seats=np.zeros(3, np.int64), deals=np.arange(3),
+                       rewards=np.zeros(3, np.float32), next=np.full(3, -1),
+                       keys=np.zeros(3, np.uint64), num_deals=3, seconds=0.0, values=values)
+    fallback = np.ones(3, np.int64)
+    np.testing.assert_array_equal(relabel(data, fallback, 0.0), [0, 0, 1])  # a tie: fallback
+    np.testing.assert_array_equal(relabel(data, fallback, 1.0), [0, 1, 1])
+    np.testing.assert_array_equal(relabel(data, fallback, 3.0), [1, 1, 1])
+    with pytest.raises(ValueError, match="a fallback action is not legal"):
+        relabel(data, np.array([1, 1, 2]), 0.0)
+    with pytest.raises(ValueError, match="margin=-1.0: expected a number >= 0"):
+        relabel(data, fallback, -1.0)
+    with pytest.raises(ValueError, match="reported no action values"):
+        relabel(TeacherData(**{**data.__dict__, "values": None}), fallback, 0.0)
+
+
+def test_fallback_actions_are_the_agents_choices(heuristic_record):
+    """The heuristic teacher's record: the heuristic as fallback chooses what it chose."""
+    np.testing.assert_array_equal(
+        fallback_actions("abracadabra", "heuristic", heuristic_record, chunk=100),
+        heuristic_record.actions)
+
+
 def test_returns_discount_per_later_decision_of_the_seat():
     # one seat, three decisions; rewards 1 (after the first) and 4 (at the end)
     data = TeacherData(observations=np.zeros((3, 2), np.float32), scale=None,
@@ -165,7 +218,10 @@ def tiny_distill_config(teacher: str = "pimc", kwargs: dict | None = None):
 
 def test_train_with_a_distill_section_writes_a_full_play_checkpoint(tmp_path):
     cfg = tiny_distill_config("pimc", {"worlds": 1})
+    cfg.distill.fallback, cfg.distill.margin = "heuristic", 2.0
     summary = train(cfg, tmp_path / "run", progress=False)
+    record = TeacherData.load(tmp_path / "run" / "teacher.npz")  # kept for a refit
+    assert record.num_deals == 3 and record.values is not None
     evals = pd.read_csv(tmp_path / "run" / "eval.csv")
     # the first row right after distillation, at the teacher decisions trained on (3 deals
     # of about 60-75 decisions each); PPO then continues to total_steps
