@@ -62,7 +62,10 @@ games while it plays.
 Where the limit is (:mod:`bench.bandwidth`): the machine's copy bandwidth is measured once
 per run (``np.copyto`` of a large array, bytes read + written per second), and every batch
 row carries the bytes it writes per agent-step (observation row + mask row), so the report
-shows its achieved bandwidth as a share of the copy bandwidth.
+shows its achieved bandwidth as a share of the copy bandwidth. Where the time goes: the
+batch rows at the smallest and largest batch size are timed once more call by call
+(:func:`bench.loops.batch_time_split`: observe, mask, sampler, step, reset, in ns per
+agent-step), next to the time per agent-step the throughput goals allow.
 
 Modules: :mod:`bench.loops` (the games, the timed loops and the timer),
 :mod:`bench.entry_points` (seat view, tournament and PPO rows), :mod:`bench.openspiel` (the
@@ -87,6 +90,7 @@ from bench.loops import (
     Loop,
     aec_loop,
     batch_loop,
+    batch_time_split,
     make_aec_env,
     make_batch_engine,
     make_vec_env,
@@ -227,6 +231,15 @@ def run_bench(
             record.batch = loop.cfg.num_games
         records.append(record)
     del loops
+    split_sizes = {min(batch_sizes), max(batch_sizes)} if batch_sizes else set()
+    for record in records:
+        if record.engine == "batch" and record.batch in split_sizes:
+            record.detail = batch_time_split(
+                make_batch_engine(record.game, record.variant, record.batch), seconds, seed,
+                timer, record.obs)
+            print(f"split {record.game} {record.variant} batch {record.batch} {record.obs}: "
+                  + ", ".join(f"{k[:-3]} {v:,.0f} ns" for k, v in record.detail.items()),
+                  flush=True)
 
     memory: list[dict] = []
     if memory_batch is not None:

@@ -42,7 +42,9 @@ class Record:
     runs_steps_per_s: list[float] = field(default_factory=list)
     #: batch rows: bytes written per agent-step (:func:`bench.bandwidth.step_bytes`)
     bytes_per_step: float | None = None
-    #: ppo rows: the time split per iteration (:meth:`bench.entry_points.PPOLoop.detail`)
+    #: ppo rows: the time split per iteration (:meth:`bench.entry_points.PPOLoop.detail`);
+    #: batch rows at the smallest and largest batch: ns per agent-step of each call
+    #: (:func:`bench.loops.batch_time_split`)
     detail: dict = field(default_factory=dict)
 
     def public(self) -> dict:
@@ -121,6 +123,54 @@ def _training_split(records: list[Record]) -> list[str]:
             f"| {part('update_s')} | {_gflops(d, 'update_flops')} "
             f"| {_gflops(d, 'matmul_flops')} |"
         )
+    return lines
+
+
+def _batch_split(records: list[Record], bare: float | None, observer: float | None,
+                 copy_bytes_per_s: float | None) -> list[str]:
+    """The section on where the batch rows' time goes, against the time per agent-step
+    the goals allow (from OpenSpiel's ``bare`` and ``observer`` steps/s; None: not run)
+    and the copy bandwidth (bytes/s; None: not measured)."""
+    rows = [r for r in records if r.engine == "batch" and r.detail]
+    if not rows:
+        return []
+    parts = ("observe", "mask", "sample", "step", "reset", "other")
+    lines = [
+        "",
+        "## Where a batch step's time goes",
+        "",
+        "The batch rows at the smallest and largest batch size, timed again call by call "
+        "(`bench.loops.batch_time_split`, one timed run of `--seconds`): nanoseconds per "
+        "agent-step of `observe(out=...)`, `legal_action_mask()`, the sampler "
+        "(`sample_uniform_legal`), `step`, the in-place `reset` of finished games and the "
+        "rest (the loop's bookkeeping, the clock reads). *Goal budget*: the time per "
+        f"agent-step the goal allows — at batch ≥ {TARGET_BATCH} 1 / (target × OpenSpiel "
+        f"bare steps/s), at batch 1 1 / ({SINGLE_GAME_TARGET:g} × OpenSpiel observer "
+        "steps/s) for float32 (the single-game goal). *Write GB/s*: the row's bytes per "
+        "agent-step (observation and mask) over the time of `observe` and the mask, with "
+        "its share of the copy bandwidth: how close the writes run to the memory's limit.",
+        "",
+        "| game | variant | batch | obs | " + " | ".join(parts)
+        + " | total | goal budget | write GB/s |",
+        "|---|---|---:|---|" + "---:|" * (len(parts) + 3),
+    ]
+    for r in rows:
+        d = r.detail
+        total = sum(d[f"{p}_ns"] for p in parts)
+        budget = "—"
+        if r.batch >= TARGET_BATCH and bare:
+            budget = f"{1e9 / (TARGETS[r.game, r.obs] * bare):,.0f}"
+        elif r.batch == 1 and r.obs == "float32" and observer:
+            budget = f"{1e9 / (SINGLE_GAME_TARGET * observer):,.0f}"
+        writing = d["observe_ns"] + d["mask_ns"]
+        rate = "—"
+        if r.bytes_per_step and writing > 0:
+            rate = f"{r.bytes_per_step / writing:.2f}"  # bytes per ns = GB/s
+            if copy_bytes_per_s:
+                rate += f" ({100e9 * r.bytes_per_step / writing / copy_bytes_per_s:.0f}%)"
+        lines.append(f"| {r.game} | {r.variant} | {r.batch} | {r.obs} | "
+                     + " | ".join(_fmt(d[f"{p}_ns"]) for p in parts)
+                     + f" | {_fmt(total)} | {budget} | {rate} |")
     return lines
 
 
@@ -242,6 +292,7 @@ def render_markdown(
                 )
     else:
         lines.append("- OpenSpiel was not measured in this run, so no ratios.")
+    lines += _batch_split(records, bare, observer, copy_bytes_per_s)
     lines += _training_split(records)
     if memory:
         lines += [

@@ -10,13 +10,14 @@ import json
 import pytest
 
 from bench import openspiel
-from bench.loops import VARIANTS, make_batch_engine
+from bench.loops import SPLIT_PARTS, VARIANTS, batch_time_split, make_batch_engine
 from bench.report import Record, render_markdown
 from cli import main as cli
 
 RECORD_KEYS = {"engine", "game", "variant", "batch", "steps_per_s", "games_per_s", "obs",
                "bytes_per_step", "detail"}
 ENGINES = {"batch", "aec", "vecenv", "seat", *openspiel.OPENSPIEL_MODES}
+SPLIT_KEYS = {f"{part}_ns" for part in (*SPLIT_PARTS, "other")}
 
 
 def test_bench_writes_table_json_and_plot(tmp_path):
@@ -43,6 +44,10 @@ def test_bench_writes_table_json_and_plot(tmp_path):
             assert r["bytes_per_step"] == engine.observation_size * itemsize + engine.num_actions
         else:
             assert r["bytes_per_step"] is None
+    for r in records:  # where the time goes: batch rows at the smallest and largest batch
+        if r["engine"] == "batch":
+            assert set(r["detail"]) == SPLIT_KEYS
+            assert all(v >= 0 for v in r["detail"].values())
 
     text = out.read_text()
     assert "| engine | game | variant | batch | obs | agent-steps/s | deals/s" in text
@@ -52,10 +57,38 @@ def test_bench_writes_table_json_and_plot(tmp_path):
     assert "int8 observations, best at batch" not in text  # no batch >= 1024 here
     assert "Command: `cardrl bench --game all --batch 1,8" in text
     assert "## Memory" in text and "state bytes/game" in text
+    assert "## Where a batch step's time goes" in text
+    assert "| game | variant | batch | obs | observe | mask | sample | step | reset" in text
     assert (tmp_path / "bench.png").stat().st_size > 0
     if openspiel.available():
         assert {r["engine"] for r in records} >= set(openspiel.OPENSPIEL_MODES)
         assert "× OS bare" in text
+
+
+def test_the_time_split_times_every_call_of_the_loop(monkeypatch):
+    """Each part of the split is the time of its own call: on a fake clock that moves only
+    during ``step``, 2 ms per batch step of 4 live games, ``step`` takes 0.5 ms per
+    agent-step and every other part nothing."""
+    engine = make_batch_engine("four_aces", "3p", 4)
+    step = engine.step
+
+    class Clock:
+        now = 0.0
+
+        def __call__(self) -> float:
+            return self.now
+
+    clock = Clock()
+
+    def slow_step(actions):
+        clock.now += 0.002
+        return step(actions)
+
+    monkeypatch.setattr(engine, "step", slow_step)
+    split = batch_time_split(engine, seconds=0.02, clock=clock)
+    assert set(split) == SPLIT_KEYS
+    assert split["step_ns"] == pytest.approx(0.5e6)  # finished games are reset before a step
+    assert all(split[k] == 0 for k in SPLIT_KEYS - {"step_ns"})
 
 
 def test_bench_one_game_without_openspiel(tmp_path):
