@@ -235,8 +235,8 @@ def run_bench(
     for record in records:
         if record.engine == "batch" and record.batch in split_sizes:
             record.detail = batch_time_split(
-                make_batch_engine(record.game, record.variant, record.batch), seconds, seed,
-                timer, record.obs)
+                make_batch_engine(record.game, record.variant, record.batch), seconds,
+                repeats, seed, record.obs)
             print(f"split {record.game} {record.variant} batch {record.batch} {record.obs}: "
                   + ", ".join(f"{k[:-3]} {v:,.0f} ns" for k, v in record.detail.items()),
                   flush=True)

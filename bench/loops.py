@@ -106,21 +106,21 @@ def batch_loop(engine, seed: int = 0, clock: Callable[[], float] = time.perf_cou
 SPLIT_PARTS = ("observe", "mask", "sample", "step", "reset")
 
 
-def batch_time_split(engine, seconds: float, seed: int = 0,
-                     clock: Callable[[], float] = time.perf_counter,
+def batch_time_split(engine, seconds: float, repeats: int = 1, seed: int = 0,
                      obs: str = "float32") -> dict[str, float]:
-    """Where a batch row's time goes: :func:`batch_loop`'s calls timed one by one for
-    ``seconds`` (after a warm-up of a fifth of that), as nanoseconds per agent-step of
-    each part of :data:`SPLIT_PARTS` (``observe(out=...)``, ``legal_action_mask()``,
-    :func:`~envs.core.sample_uniform_legal`, ``step``, the in-place ``reset`` of
-    finished games) and ``other_ns`` (the loop's own bookkeeping and the clock reads).
-    The clock reads add about a microsecond per batch step, which matters only at small
-    batches."""
+    """Where a batch row's time goes: :func:`batch_loop`'s calls timed one by one, as
+    nanoseconds per agent-step of each part of :data:`SPLIT_PARTS` (``observe(out=...)``,
+    ``legal_action_mask()``, :func:`~envs.core.sample_uniform_legal`, ``step``, the
+    in-place ``reset`` of finished games) and ``other_ns`` (the loop's own bookkeeping and
+    the clock reads); each the median of ``repeats`` runs of ``seconds`` after a warm-up
+    of a fifth of that. Wall clock (``time.perf_counter``, 50 ns a read): the CPU clock
+    costs about a microsecond a read, which would swamp a batch of one."""
+    clock = time.perf_counter
     rng = np.random.default_rng(seed)
     engine.reset(seed=seed)
     observations = np.zeros((engine.batch_size, engine.observation_size), np.dtype(obs))
 
-    def run(length: float) -> tuple[dict[str, float], int, float]:
+    def run(length: float) -> dict[str, float]:
         spent = dict.fromkeys(SPLIT_PARTS, 0.0)
         steps = 0
         start = clock()
@@ -142,13 +142,13 @@ def batch_time_split(engine, seconds: float, seed: int = 0,
                                                   (t4, t5)), strict=True):
                 spent[part] += b - a
             if t5 - start >= length:
-                return spent, steps, t5 - start
+                split = {f"{part}_ns": 1e9 * spent[part] / steps for part in SPLIT_PARTS}
+                split["other_ns"] = 1e9 * (t5 - start - sum(spent.values())) / steps
+                return split
 
     run(max(seconds / 5, 0.01))
-    spent, steps, elapsed = run(seconds)
-    split = {f"{part}_ns": 1e9 * spent[part] / steps for part in SPLIT_PARTS}
-    split["other_ns"] = 1e9 * (elapsed - sum(spent.values())) / steps
-    return split
+    runs = [run(seconds) for _ in range(max(int(repeats), 1))]
+    return {key: float(np.median([r[key] for r in runs])) for key in runs[0]}
 
 
 def aec_loop(env, seed: int = 0, clock: Callable[[], float] = time.perf_counter) -> Loop:

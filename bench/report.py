@@ -140,10 +140,13 @@ def _batch_split(records: list[Record], bare: float | None, observer: float | No
         "## Where a batch step's time goes",
         "",
         "The batch rows at the smallest and largest batch size, timed again call by call "
-        "(`bench.loops.batch_time_split`, one timed run of `--seconds`): nanoseconds per "
+        "(`bench.loops.batch_time_split`: the median of `--repeats` runs of `--seconds`, "
+        "on the wall clock whatever `--clock`, whose CPU clock costs a microsecond a "
+        "read): nanoseconds per "
         "agent-step of `observe(out=...)`, `legal_action_mask()`, the sampler "
         "(`sample_uniform_legal`), `step`, the in-place `reset` of finished games and the "
-        "rest (the loop's bookkeeping, the clock reads). *Goal budget*: the time per "
+        "rest (the loop's bookkeeping, the clock reads); *the row's time*: 1 / the row's "
+        "agent-steps/s in the table above, for comparison. *Goal budget*: the time per "
         f"agent-step the goal allows — at batch ≥ {TARGET_BATCH} 1 / (target × OpenSpiel "
         f"bare steps/s), at batch 1 1 / ({SINGLE_GAME_TARGET:g} × OpenSpiel observer "
         "steps/s) for float32 (the single-game goal). *Write GB/s*: the row's bytes per "
@@ -151,8 +154,8 @@ def _batch_split(records: list[Record], bare: float | None, observer: float | No
         "its share of the copy bandwidth: how close the writes run to the memory's limit.",
         "",
         "| game | variant | batch | obs | " + " | ".join(parts)
-        + " | total | goal budget | write GB/s |",
-        "|---|---|---:|---|" + "---:|" * (len(parts) + 3),
+        + " | total | the row's time | goal budget | write GB/s |",
+        "|---|---|---:|---|" + "---:|" * (len(parts) + 4),
     ]
     for r in rows:
         d = r.detail
@@ -170,7 +173,7 @@ def _batch_split(records: list[Record], bare: float | None, observer: float | No
                 rate += f" ({100e9 * r.bytes_per_step / writing / copy_bytes_per_s:.0f}%)"
         lines.append(f"| {r.game} | {r.variant} | {r.batch} | {r.obs} | "
                      + " | ".join(_fmt(d[f"{p}_ns"]) for p in parts)
-                     + f" | {_fmt(total)} | {budget} | {rate} |")
+                     + f" | {_fmt(total)} | {_fmt(1e9 / r.steps_per_s)} | {budget} | {rate} |")
     return lines
 
 

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from bench import openspiel
+from bench import loops, openspiel
 from bench.loops import SPLIT_PARTS, VARIANTS, batch_time_split, make_batch_engine
 from bench.report import Record, render_markdown
 from cli import main as cli
@@ -71,21 +71,15 @@ def test_the_time_split_times_every_call_of_the_loop(monkeypatch):
     agent-step and every other part nothing."""
     engine = make_batch_engine("four_aces", "3p", 4)
     step = engine.step
-
-    class Clock:
-        now = 0.0
-
-        def __call__(self) -> float:
-            return self.now
-
-    clock = Clock()
+    clock = [0.0]
 
     def slow_step(actions):
-        clock.now += 0.002
+        clock[0] += 0.002
         return step(actions)
 
     monkeypatch.setattr(engine, "step", slow_step)
-    split = batch_time_split(engine, seconds=0.02, clock=clock)
+    monkeypatch.setattr(loops.time, "perf_counter", lambda: clock[0])
+    split = batch_time_split(engine, seconds=0.02, repeats=3)
     assert set(split) == SPLIT_KEYS
     assert split["step_ns"] == pytest.approx(0.5e6)  # finished games are reset before a step
     assert all(split[k] == 0 for k in SPLIT_KEYS - {"step_ns"})
