@@ -573,30 +573,25 @@ def _check_distill(cfg: TrainConfig, problems: list[str]) -> None:
     from agents.registry import make_from_spec
 
     try:  # building the teacher checks its arguments (it is how training/distill.py makes it)
-        make_from_spec(d.teacher, cfg.game, **kwargs)
+        teacher = make_from_spec(d.teacher, cfg.game, **kwargs)
     except (ValueError, TypeError) as error:
         problems.append(f"distill.teacher_kwargs: {d.teacher} refuses {dict(kwargs)!r} "
                         f"({str(error).splitlines()[0] if str(error) else type(error).__name__})")
         return
     if d.fallback is not None:
-        _check_fallback(cfg, problems)
+        _check_fallback(cfg, teacher, problems)
 
 
-def _check_fallback(cfg: TrainConfig, problems: list[str]) -> None:
-    """distill.fallback: an agent of the game that acts on observations, and a teacher
-    that reports action values (training/distill.py: relabel)."""
+def _check_fallback(cfg: TrainConfig, teacher, problems: list[str]) -> None:
+    """distill.fallback: an agent of the game that acts on observations, and a ``teacher``
+    (the built agent) that reports action values (training/distill.py: relabel)."""
     d = cfg.distill
-    if not isinstance(d.fallback, str):
-        problems.append(f"distill.fallback: {_found(d.fallback)}, expected an agent name "
-                        "such as heuristic, or null")
-        return
     before = len(problems)
     _check_agent(d.fallback, cfg.game, "distill.fallback", problems)
     if len(problems) > before:
         return
     from agents.registry import make_from_spec
 
-    teacher = make_from_spec(d.teacher, cfg.game, **d.teacher_kwargs)
     if not callable(getattr(teacher, "search", None)):
         problems.append(f"distill.fallback needs a teacher that reports action values "
                         f"(pimc); {d.teacher!r} reports none: remove the fallback")

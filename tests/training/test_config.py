@@ -162,6 +162,8 @@ def test_no_distill_section_is_the_default_and_leaves_the_config_as_it_was():
     ({"distill": {"fallback": "pimc"}}, "distill.fallback: 'pimc' searches on the engine"),
     ({"distill": {"fallback": "heuristik"}}, "distill.fallback: found 'heuristik' (text), "
                                              "expected an agent of abracadabra"),
+    ({"distill": {"fallback": 3}}, "distill.fallback: found 3 (an integer), expected text or "
+                                   "null"),
 ])
 def test_bad_distill_sections_are_named(data, expected):
     with pytest.raises(ValueError) as error:
