@@ -36,7 +36,11 @@ def server_url():
     port = free_port()
     command = [sys.executable, "-m", "uvicorn", "--factory", "web.app:create_app",
                "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
-               "--no-access-log", "--backlog", "1024"]
+               "--no-access-log", "--backlog", "1024",
+               # longer than the client's 5 s keep-alive expiry: with equal timeouts the
+               # server could close an idle connection just as a client reuses it (a
+               # ReadError seen once in CI on the 2-core machine)
+               "--timeout-keep-alive", "60"]
     proc = subprocess.Popen(command, cwd=ROOT)
     url = f"http://127.0.0.1:{port}"
     import httpx
