@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.cards import CARD_NAMES, JOKER, SUIT_OF, names, parse_card
+from envs.cards import CARD_NAMES, names, parse_card
 from envs.core import (
     BatchEngine,
     check_actions,
@@ -58,11 +58,8 @@ from envs.core import (
     check_seats,
     check_seed,
     games_to_reset,
-    hashed_uniform,
     observation_buffer,
     random_keys,
-    shuffled,
-    stable_argsort_rows,
 )
 
 from . import kernels
@@ -83,6 +80,7 @@ from .state import AbracadabraState, unpack_cards
 # (a slow path on every call), so numpy expressions store ``Phase.X.value``.
 
 _DEALER_COUNTER = np.uint64(2**63 + 12345)  # hash counter of the first-dealer draw (B1)
+DEAL_BUCKETS = 64  # buckets of the deal's sort (kernels.deal_games): about one per card
 
 class AbracadabraEngine(BatchEngine):
     """``batch_size`` independent Abracadabra games as fixed-shape numpy arrays.
@@ -167,65 +165,33 @@ class AbracadabraEngine(BatchEngine):
         s.game_over[g] = False
         s.deal_over[g] = False
         s.has_result[g] = False
-        # One hash call for both draws: row 0 is the first dealer's (lane 0 of the dealer
-        # counter, B1), row 1 shuffles deal 0 (exactly what shuffled() would draw, B2)
-        n = len(g)
-        counters = np.concatenate([np.full(n, _DEALER_COUNTER), np.zeros(n, np.uint64)])
-        u = hashed_uniform(np.concatenate([keys, keys]), counters, len(self.deck))
-        s.dealer[g] = np.minimum((u[:n, 0] * self.num_players).astype(np.int64),
-                                     self.num_players - 1)  # B1: drawn at random
-        self._deal(g, u[n:])
+        self._deal(g, draw_dealer=True)
 
-    def _deal(self, g: np.ndarray, uniforms: np.ndarray | None = None) -> None:
-        """Shuffle and deal the current deal of games ``g`` (B2) and open the bidding.
-        ``uniforms``: the hash draws of this deal, if the caller has them already (they
-        give the same cards as :func:`~envs.core.shuffled`)."""
+    def _deal(self, g: np.ndarray, draw_dealer: bool = False) -> None:
+        """Deal the current deal of games ``g`` (B2; with ``draw_dealer`` the first dealer
+        is drawn first, B1) and open the bidding (C1): :func:`~.kernels.deal_games`. A
+        game's k-th deal is the stable sort of ``hashed_uniform(key, k)`` over the deck
+        (the cards of :func:`~envs.core.shuffled`)."""
         s = self.state
-        n, H, E = len(g), self.num_hands, self.cards_each
-        if uniforms is None:
-            cards = shuffled(s.key[g], s.deal_index[g], self.deck)  # [n, D]
-        else:
-            cards = self.deck[stable_argsort_rows(uniforms)]
-        dealt = cards[:, : H * E].reshape(n, H, E)  # hand h gets the h-th E cards
-        # distinct bits: their sum is their union (einsum: a fast sum over the short axis)
-        s.hand_bits[g] = np.einsum("ijk->ij", CARD_BIT[dealt])
-        if len(self.deck) > H * E:
-            self._set_leftover(g, cards[:, H * E])
-        else:
-            self._set_leftover(g, np.full(n, -1, np.int8))
-        self._start_deal(g)
+        n = len(self.deck)
+        kernels.deal_games(
+            np.asarray(g, np.intp), draw_dealer, _DEALER_COUNTER, s.key, s.deal_index,
+            self.deck, self.cards_each, s.dealer, s.hand_bits, s.leftover, s.trump,
+            s.phase, s.bids, s.num_bids, s.declarer, s.target, s.shown_bits, s.num_shown,
+            s.stakes, s.played_bits, s.void_bits, s.trick, s.trick_size, s.leader,
+            s.to_play, s.dummy_ctrl, s.tricks_won, s.tricks_done, s.rank_cards, s.called,
+            s.current_player, np.empty(n), np.empty(n), np.empty(n, np.intp),
+            np.empty(DEAL_BUCKETS + 1, np.intp))  # scratch
 
-    def _set_leftover(self, g: np.ndarray, leftover: np.ndarray) -> None:
-        """B2: the leftover's suit is trump; the joker or no leftover means no trump."""
-        leftover = np.asarray(leftover, np.int8)
-        self.state.leftover[g] = leftover
-        plain = (leftover >= 0) & (leftover != JOKER)
-        self.state.trump[g] = np.where(plain, SUIT_OF[leftover], -1)
-
-    def _start_deal(self, g: np.ndarray) -> None:
-        """Clear the per-deal state of games ``g`` and start the bidding left of the
-        dealer (C1)."""
+    def _start_deal(self, game: int) -> None:
+        """Clear ``game``'s per-deal state and open the bidding left of the dealer (C1):
+        :func:`~.kernels.start_deal`."""
         s = self.state
-        s.phase[g] = Phase.BID.value
-        s.bids[g] = -1
-        s.num_bids[g] = 0
-        s.declarer[g] = -1
-        s.target[g] = -1
-        s.shown_bits[g] = 0
-        s.num_shown[g] = 0
-        s.stakes[g] = 0
-        s.played_bits[g] = 0
-        s.void_bits[g] = 0
-        s.trick[g] = -1
-        s.trick_size[g] = 0
-        s.leader[g] = -1
-        s.to_play[g] = -1
-        s.dummy_ctrl[g] = -1
-        s.tricks_won[g] = 0
-        s.tricks_done[g] = 0
-        s.rank_cards[g] = 0
-        s.called[g] = False
-        s.current_player[g] = (s.dealer[g] + 1) % self.num_players
+        kernels.start_deal(
+            game, self.num_players, s.dealer, s.phase, s.bids, s.num_bids, s.declarer,
+            s.target, s.shown_bits, s.num_shown, s.stakes, s.played_bits, s.void_bits,
+            s.trick, s.trick_size, s.leader, s.to_play, s.dummy_ctrl, s.tricks_won,
+            s.tricks_done, s.rank_cards, s.called, s.current_player)
 
     def reset_with_deal(
         self,
@@ -261,12 +227,11 @@ class AbracadabraEngine(BatchEngine):
         mask = np.zeros(self.batch_size, bool)
         mask[game] = True
         self.reset(seed=seed, games=mask)
-        g = np.array([game])
         if dealer is not None:
             self.state.dealer[game] = dealer
         if parsed is not None:
             self._lay_out(game, parsed, lo)
-        self._start_deal(g)
+        self._start_deal(game)
 
     def set_deal(self, game: int, hands: list[list[str]], leftover: str | None = None) -> None:
         """Replace the cards of ``game``'s current deal before anyone has bid (e.g. the
@@ -280,7 +245,7 @@ class AbracadabraEngine(BatchEngine):
 
     def _lay_out(self, game: int, parsed: list[list[int]], leftover: int) -> None:
         self.state.hand_bits[game] = [CARD_BIT[row].sum() for row in parsed]
-        self._set_leftover(np.array([game]), np.array([leftover]))
+        kernels.set_leftover(game, leftover, self.state.leftover, self.state.trump)
 
     def _parse_deal(self, hands: list[list[str]], leftover: str | None) -> tuple[list, int]:
         """Validate a fixed deal (B2): hand count and sizes, cards of this deck, no

@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.cards import NUM_CARDS
+from envs.cards import NUM_CARDS, SUIT_OF
 from envs.compiled import kernel
+from envs.core import hashed_uniform_row, stable_order
 
 from .rules import (
     BID_OFFSET,
@@ -380,3 +381,92 @@ def step_games(actions: np.ndarray, active: np.ndarray | None, ended: np.ndarray
             ended[n] = g
             n += 1
     return -1, n
+
+
+# -- the deal (B1, B2) and the start of the bidding (C1) ---------------------------------------
+@kernel
+def set_leftover(g: int, card: int, leftover: np.ndarray, trump: np.ndarray) -> None:
+    """B2: ``card`` (-1: none) is game ``g``'s turned-up leftover and its suit is trump;
+    the joker or no leftover means no trump (B3: a joker in a hand still makes a trump
+    suit, the leftover's)."""
+    leftover[g] = card
+    trump[g] = SUIT_OF[card] if card >= 0 else -1  # SUIT_OF[JOKER] is -1
+
+
+@kernel
+def start_deal(g: int, num_players: int, dealer: np.ndarray, phase: np.ndarray,
+               bids: np.ndarray, num_bids: np.ndarray, declarer: np.ndarray,
+               target: np.ndarray, shown_bits: np.ndarray, num_shown: np.ndarray,
+               stakes: np.ndarray, played_bits: np.ndarray, void_bits: np.ndarray,
+               trick: np.ndarray, trick_size: np.ndarray, leader: np.ndarray,
+               to_play: np.ndarray, dummy_ctrl: np.ndarray, tricks_won: np.ndarray,
+               tricks_done: np.ndarray, rank_cards: np.ndarray, called: np.ndarray,
+               current_player: np.ndarray) -> None:
+    """Clear game ``g``'s per-deal state and open the bidding left of the dealer (C1)."""
+    phase[g] = _BID
+    bids[g, :] = -1
+    num_bids[g] = 0
+    declarer[g] = -1
+    target[g] = -1
+    shown_bits[g] = _ZERO
+    num_shown[g] = 0
+    stakes[g, :] = 0
+    played_bits[g, :] = _ZERO
+    void_bits[g, :] = _ZERO
+    trick[g, :] = -1
+    trick_size[g] = 0
+    leader[g] = -1
+    to_play[g] = -1
+    dummy_ctrl[g] = -1
+    tricks_won[g, :] = 0
+    tricks_done[g] = 0
+    rank_cards[g, :] = 0
+    called[g, :] = False
+    current_player[g] = (dealer[g] + 1) % num_players
+
+
+@kernel
+def deal_games(games: np.ndarray, draw_dealer: bool, dealer_counter: np.uint64,
+               keys: np.ndarray, deal_index: np.ndarray, deck: np.ndarray, cards_each: int,
+               dealer: np.ndarray, hand_bits: np.ndarray, leftover: np.ndarray,
+               trump: np.ndarray, phase: np.ndarray, bids: np.ndarray,
+               num_bids: np.ndarray, declarer: np.ndarray, target: np.ndarray,
+               shown_bits: np.ndarray, num_shown: np.ndarray, stakes: np.ndarray,
+               played_bits: np.ndarray, void_bits: np.ndarray, trick: np.ndarray,
+               trick_size: np.ndarray, leader: np.ndarray, to_play: np.ndarray,
+               dummy_ctrl: np.ndarray, tricks_won: np.ndarray, tricks_done: np.ndarray,
+               rank_cards: np.ndarray, called: np.ndarray, current_player: np.ndarray,
+               u: np.ndarray, ordered: np.ndarray, order: np.ndarray,
+               bucket_start: np.ndarray) -> None:
+    """Deal the current deal (k = ``deal_index[g]``) of each game of ``games`` and open
+    its bidding:
+
+    * B1 (if ``draw_dealer``): the first dealer is drawn at random, lane 0 of
+      ``hashed_uniform(key, dealer_counter)`` times the number of players;
+    * B2: the deck in the order of the stable sort of ``hashed_uniform(key, k)`` (as
+      :func:`envs.core.shuffled`), hand h gets the h-th ``cards_each`` cards, a card left
+      over is turned up (:func:`set_leftover`);
+    * C1: :func:`start_deal`.
+
+    ``u``, ``ordered`` (float64 [len(deck)]), ``order`` (int [len(deck)]) and
+    ``bucket_start`` (int [buckets + 1]) are scratch (:func:`~envs.core.stable_order`)."""
+    P, H = bids.shape[1], hand_bits.shape[1]
+    dealt = H * cards_each
+    for i in range(games.shape[0]):
+        g = games[i]
+        if draw_dealer:  # B1
+            hashed_uniform_row(keys[g], dealer_counter, u)
+            dealer[g] = min(np.int64(u[0] * P), P - 1)
+        hashed_uniform_row(keys[g], np.uint64(deal_index[g]), u)  # B2
+        stable_order(u, order, ordered, bucket_start)
+        for h in range(H):
+            cards = _ZERO
+            for k in range(h * cards_each, (h + 1) * cards_each):
+                cards |= _card_bit(deck[order[k]])
+            hand_bits[g, h] = cards
+        set_leftover(g, deck[order[dealt]] if deck.shape[0] > dealt else -1, leftover,
+                     trump)
+        start_deal(g, P, dealer, phase, bids, num_bids, declarer, target, shown_bits,
+                   num_shown, stakes, played_bits, void_bits, trick, trick_size, leader,
+                   to_play, dummy_ctrl, tricks_won, tricks_done, rank_cards, called,
+                   current_player)
