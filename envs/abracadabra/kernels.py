@@ -1,5 +1,6 @@
-"""Compiled kernels of Abracadabra's decisions: the legal actions and the step of each
-decision phase (numba, one game at a time, looped over the batch; docs/rules.md C–F). The
+"""Compiled kernels of Abracadabra's deal and decisions: the deal, the legal actions and
+the step of each decision phase (numba, one game at a time, looped over the batch;
+docs/rules.md B–F). The
 observation's kernel is beside its layout, in :mod:`envs.abracadabra.observation`.
 
 The engine (:mod:`envs.abracadabra.engine`) hands its
@@ -19,8 +20,11 @@ the rules:
    trick to its winner (E3), who may reach T (F1);
 6. :func:`step_games` — the batch: every live game's action checked before anything
    changes, then each live game's step by its phase; it lists the games whose deal ended.
-   Scoring them (S1–S4), ending the match (M1–M3) and dealing anew (B) stay with the
-   engine's numpy ``_finish_deal``.
+   Scoring them (S1–S4) and ending the match (M1–M3) stay with the engine's numpy
+   ``_finish_deal``;
+7. :func:`deal_games` — B1–B2 and C1: the first dealer drawn, the deck shuffled and
+   dealt, the leftover turned up (:func:`set_leftover`), the bidding opened
+   (:func:`start_deal`), for a new episode and for the next deal of a match.
 
 Card sets are ``uint64`` bit sets (bit ``c`` for card ``c``); numba mixes a ``uint64``
 and a signed integer into a float, so every shift and mask here is spelled in ``uint64``.
