@@ -30,8 +30,9 @@ fixed-shape arrays with one row per game; the constants and rule tables are :mod
 and the observation is :mod:`.observation`. One code path per rule, whatever the batch
 size (a batch of one is what the AEC environment drives): the step of each decision phase,
 the legal-action mask and the observation run as compiled loops over the games
-(:mod:`.kernels` and :func:`.observation.observe_games`, numba, cached on disk); dealing
-(B) and the end of a deal (S1–S4, M1–M3) are numpy here, on the games that need them.
+(:mod:`.kernels` and :func:`.observation.observe_games`, numba, cached on disk), and so
+does dealing (B, :func:`.kernels.deal_games`); the end of a deal (S1–S4, M1–M3) is numpy
+here, on the games that need it.
 
 Card sets (hands, cards played, cards shown) are ``uint64`` bit sets, bit ``c`` for card
 index ``c``: playing a card is one ``&=``, "must follow suit" is one ``&`` with a
