@@ -33,6 +33,9 @@ class Agent:
     summary: str = ""
     #: True for agents that search on the engine: drivers call :meth:`act_engine`
     needs_engine: bool = False
+    #: True for agents that also report their value of every action, ``search(engine,
+    #: games) -> (actions, values)`` (what distillation relabels from, training/distill.py)
+    reports_values: bool = False
 
     def __init__(self, game: str, seed: int | None = None):
         self.game = game

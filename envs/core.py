@@ -481,6 +481,16 @@ def stable_order(u: np.ndarray, order: np.ndarray, ordered: np.ndarray,
         order[j] = o
 
 
+@kernel
+def shuffle_order(key: np.uint64, counter: np.uint64, u: np.ndarray, order: np.ndarray,
+                  ordered: np.ndarray, bucket_start: np.ndarray) -> None:
+    """Write into ``order`` (int [n]) the permutation :func:`shuffled` applies for
+    ``(key, counter)``: the stable sort of :func:`hashed_uniform_row` (``u``,
+    ``ordered``: float64 [n] scratch; ``bucket_start``: :func:`stable_order`'s)."""
+    hashed_uniform_row(key, counter, u)
+    stable_order(u, order, ordered, bucket_start)
+
+
 def stable_argsort_rows(values: np.ndarray) -> np.ndarray:
     """``np.argsort(values, axis=1, kind="stable")`` of a 2-d array, about twice as fast
     on short rows: numpy's default sort orders the rows, and only rows holding

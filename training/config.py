@@ -592,7 +592,7 @@ def _check_fallback(cfg: TrainConfig, teacher, problems: list[str]) -> None:
         return
     from agents.registry import make_from_spec
 
-    if not callable(getattr(teacher, "search", None)):
+    if not teacher.reports_values:
         problems.append(f"distill.fallback needs a teacher that reports action values "
                         f"(pimc); {d.teacher!r} reports none: remove the fallback")
     if getattr(make_from_spec(d.fallback, cfg.game), "needs_engine", False):

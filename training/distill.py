@@ -201,7 +201,7 @@ def _play_batch(game: str, options: dict, keys: np.ndarray, first: int, teacher:
     scale = _int8_scale(engine)
     parts: dict[str, list] = {name: [] for name in ("obs", "masks", "actions", "seats",
                                                     "deals", "values")}
-    reports_values = callable(getattr(agent, "search", None))  # a search's action values
+    reports_values = agent.reports_values  # a search: its action values are recorded
     reward_rows, reward_values = [], []  # rewards credited to earlier rows, added at the end
     next_from, next_to = [], []  # (row, the same seat's next row) pairs
     last = np.full((count, engine.num_players), -1, dtype=np.int64)  # each seat's latest row
@@ -210,11 +210,7 @@ def _play_batch(game: str, options: dict, keys: np.ndarray, first: int, teacher:
     while not engine.game_over.all():
         current = engine.current_player.astype(np.int64)
         live = current >= 0
-        if scale is None:
-            obs = stored = engine.observe()
-        else:
-            stored = engine.observe(dtype=np.int8)
-            obs = stored.astype(np.float32) * scale
+        stored = engine.observe() if scale is None else engine.observe(dtype=np.int8)
         masks = engine.legal_action_mask()
         g = np.flatnonzero(live)
         if reports_values:  # the teacher plays every seat: one search over the live games
@@ -222,6 +218,7 @@ def _play_batch(game: str, options: dict, keys: np.ndarray, first: int, teacher:
             actions[g], values = agent.search(engine, g)
             parts["values"].append(values)
         else:
+            obs = stored if scale is None else stored.astype(np.float32) * scale
             actions = act_grouped([agent], who, obs, masks, active=live, engine=engine)
         legal = masks[g, actions[g]]
         if not legal.all():
@@ -276,9 +273,9 @@ def _concatenate(parts: list[TeacherData], num_deals: int, seconds: float) -> Te
         values=None if parts[0].values is None else np.concatenate([p.values for p in parts]))
 
 
-def relabel(data: TeacherData, fallback_actions: np.ndarray, margin: float) -> np.ndarray:
-    """int64 [N]: the teacher's action where its value beats the value of
-    ``fallback_actions`` (another agent's choice at the same decisions) by more than
+def relabel(data: TeacherData, fallback: np.ndarray, margin: float) -> np.ndarray:
+    """int64 [N]: the teacher's action where its value beats the value of ``fallback``
+    (another agent's choices at the same decisions, :func:`fallback_actions`) by more than
     ``margin``, else the fallback's: the network learns the fallback's play and only the
     departures the search is sure of. A search's choice differs from a good heuristic's in
     many positions where their values are within the noise of a few sampled worlds;
@@ -290,12 +287,12 @@ def relabel(data: TeacherData, fallback_actions: np.ndarray, margin: float) -> n
     if not (isinstance(margin, (int, float)) and margin >= 0):
         raise ValueError(f"margin={margin!r}: expected a number >= 0 (in the teacher's "
                          "value units: points)")
-    fallback_actions = np.asarray(fallback_actions, dtype=np.int64)
+    fallback = np.asarray(fallback, dtype=np.int64)
     rows = np.arange(len(data))
-    if not data.masks[rows, fallback_actions].all():
+    if not data.masks[rows, fallback].all():
         raise ValueError("a fallback action is not legal in its recorded mask")
-    gain = data.values[rows, data.actions] - data.values[rows, fallback_actions]
-    return np.where(gain > margin, data.actions, fallback_actions)
+    gain = data.values[rows, data.actions] - data.values[rows, fallback]
+    return np.where(gain > margin, data.actions, fallback)
 
 
 def fallback_actions(game: str, fallback: str, data: TeacherData,

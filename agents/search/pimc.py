@@ -65,6 +65,7 @@ class PIMCAgent(Agent):
 
     summary = "PIMC search: every legal action played in sampled worlds, rolled out; best mean"
     needs_engine = True
+    reports_values = True
 
     def __init__(
         self,

@@ -38,7 +38,7 @@ import numpy as np
 
 from envs.cards import NUM_CARDS, SUIT_OF
 from envs.compiled import kernel
-from envs.core import hashed_uniform_row, stable_order
+from envs.core import hashed_uniform_row, shuffle_order
 
 from .rules import (
     BID_OFFSET,
@@ -447,13 +447,13 @@ def deal_games(games: np.ndarray, draw_dealer: bool, dealer_counter: np.uint64,
 
     * B1 (if ``draw_dealer``): the first dealer is drawn at random, lane 0 of
       ``hashed_uniform(key, dealer_counter)`` times the number of players;
-    * B2: the deck in the order of the stable sort of ``hashed_uniform(key, k)`` (as
-      :func:`envs.core.shuffled`), hand h gets the h-th ``cards_each`` cards, a card left
-      over is turned up (:func:`set_leftover`);
+    * B2: the deck in the order :func:`~envs.core.shuffle_order` gives for ``(key, k)``
+      (the cards of :func:`envs.core.shuffled`), hand h gets the h-th ``cards_each``
+      cards, a card left over is turned up (:func:`set_leftover`);
     * C1: :func:`start_deal`.
 
     ``u``, ``ordered`` (float64 [len(deck)]), ``order`` (int [len(deck)]) and
-    ``bucket_start`` (int [buckets + 1]) are scratch (:func:`~envs.core.stable_order`)."""
+    ``bucket_start`` (int [buckets + 1]) are scratch (:func:`~envs.core.shuffle_order`)."""
     P, H = bids.shape[1], hand_bits.shape[1]
     dealt = H * cards_each
     for i in range(games.shape[0]):
@@ -461,8 +461,8 @@ def deal_games(games: np.ndarray, draw_dealer: bool, dealer_counter: np.uint64,
         if draw_dealer:  # B1
             hashed_uniform_row(keys[g], dealer_counter, u)
             dealer[g] = min(np.int64(u[0] * P), P - 1)
-        hashed_uniform_row(keys[g], np.uint64(deal_index[g]), u)  # B2
-        stable_order(u, order, ordered, bucket_start)
+        shuffle_order(keys[g], np.uint64(deal_index[g]), u, order, ordered,
+                      bucket_start)  # B2
         for h in range(H):
             cards = _ZERO
             for k in range(h * cards_each, (h + 1) * cards_each):

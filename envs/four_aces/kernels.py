@@ -20,8 +20,8 @@ same code. One function per step of the rules:
    ``_end_round`` scores them (K1–K4, the sets by the compiled scorer of
    :mod:`envs.four_aces.scoring`) and deals anew through 7.;
 7. :func:`start_rounds` — a new round in the games listed: the dealer draw
-   (:func:`ace_of_spades_place`, G2), the shuffle (:func:`~envs.core.hashed_uniform_row`,
-   :func:`~envs.core.stable_order`) and the deal (:func:`deal_round`, G3), the pre-fill
+   (:func:`ace_of_spades_place`, G2), the shuffle (:func:`~envs.core.shuffle_order`) and the
+   deal (:func:`deal_round`, G3), the pre-fill
    (:func:`prefill`, G4, drawing through :func:`draw_card`) and the first mover (H1).
    Its random numbers are those of :func:`envs.core.hashed_uniform` bit for bit
    (:func:`envs.core.hashed_uniform_row`, its compiled twin), so a key deals the same
@@ -37,7 +37,7 @@ import numpy as np
 
 from envs.cards import JOKER, NUM_CARDS
 from envs.compiled import kernel
-from envs.core import hashed_uniform_row, stable_order
+from envs.core import hashed_uniform_row, shuffle_order
 from envs.four_aces.rules import (
     ACES,
     AS_POSITION,
@@ -317,7 +317,7 @@ def start_rounds(games: np.ndarray, draw_dealer: bool, shuffle: bool, rotate: bo
     * G4: the pre-fill (:func:`prefill`); H1: the player left of the dealer moves first.
 
     ``u``, ``ordered`` (float64 [54]), ``order`` (int [54]) and ``bucket_start`` (int
-    [buckets + 1]) are scratch (:func:`stable_order`)."""
+    [buckets + 1]) are scratch (:func:`~envs.core.shuffle_order`)."""
     P = hand.shape[1]
     for i in range(games.shape[0]):
         g = games[i]
@@ -330,8 +330,7 @@ def start_rounds(games: np.ndarray, draw_dealer: bool, shuffle: bool, rotate: bo
                 d = (d + ace_of_spades_place(u)) % P
             dealer[g] = d
         if shuffle:  # G3
-            hashed_uniform_row(keys[g], counter + _ONE, u)
-            stable_order(u, order, ordered, bucket_start)
+            shuffle_order(keys[g], counter + _ONE, u, order, ordered, bucket_start)
             for k in range(DECK_SIZE):
                 deal_order[g, k] = _FULL_DECK[order[k]]
         deal_round(g, deal_order, stock_top, hand, hand_size, hand_limit, table, discard,
