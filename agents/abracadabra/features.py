@@ -21,6 +21,7 @@ from agents.abracadabra.heuristics import (
     sure_tricks,
 )
 from envs.abracadabra.rules import ACTION_NAMES, MAX_BID, NUM_ACTIONS
+from envs.cards import NUM_CARDS
 
 #: the columns of :func:`abracadabra_features`, in order
 ABRACADABRA_COLUMNS = (
@@ -108,3 +109,62 @@ def abracadabra_advice_features(observations: np.ndarray,
     advice = np.zeros((len(obs), NUM_ACTIONS), dtype=np.float32)
     advice[np.arange(len(obs)), _heuristic().act_batch(obs, masks)] = 1.0
     return np.concatenate([abracadabra_features(obs), advice], axis=1)
+
+
+#: per card, the columns :func:`abracadabra_cards_features` adds (53 blocks of these)
+CARD_FEATURES = ("wins_now", "master", "higher_out", "trump")
+#: per relative hand slot, then the trick
+SITUATION_COLUMNS = (
+    [f"need:{s}" for s in range(4)]  # (target - tricks taken) / cards_each, 0 before a target
+    + [f"can_hit:{s}" for s in range(4)]  # 0 <= target - tricks taken <= tricks left
+    + ["tricks_left"]  # tricks still to play / cards_each
+    + [f"winning:{s}" for s in range(4)]  # one-hot: the hand slot winning the current trick
+)
+CARDS_COLUMNS = ADVICE_COLUMNS + [
+    f"{name}:{card}" for card in range(NUM_CARDS) for name in CARD_FEATURES
+] + SITUATION_COLUMNS
+ABRACADABRA_CARDS_SIZE = ABRACADABRA_SIZE + len(CARDS_COLUMNS)
+
+
+def abracadabra_cards_features(observations: np.ndarray,
+                               masks: np.ndarray | None) -> np.ndarray:
+    """:func:`abracadabra_advice_features` plus what a card player reads off the table
+    for every card of the acting hand (E2, E3) and of the race to the target (F2: a hit
+    takes exactly T tricks):
+
+    - per card (53 blocks of :data:`CARD_FEATURES`): it beats the trick's best card so far
+      (0 when leading); no card still out ranks above it in its effective suit (a master;
+      the joker belongs to the trump suit, B3); how many do (/13); it is a trump;
+    - per relative hand slot: tricks still needed to hit the target (/cards_each) and
+      whether that is still possible (zeros before the target is set and for slots the
+      variant has no hand at); the tricks left; which hand slot wins the trick now.
+
+    An MLP over one-hot cards would have to learn these comparisons itself: with them,
+    imitating the PIMC search's sure departures from the heuristic beats the heuristic
+    (without them it is level: ``configs/abracadabra_four_pimc.yaml``). Returns float32
+    [N, ``ABRACADABRA_CARDS_SIZE``], columns :data:`ABRACADABRA_COLUMNS` then
+    :data:`CARDS_COLUMNS`."""
+    obs = np.asarray(observations, dtype=np.float32)
+    base = abracadabra_advice_features(obs, masks)
+    t = _Table(obs)
+    n = t.n
+    rows = np.arange(n)
+    cards = t.cards
+    higher, _ = t.threats(cards)
+    own_led = np.where(t.leading, -1, t.led)
+    power = t.power(own_led)
+    per_card = np.zeros((n, NUM_CARDS, len(CARD_FEATURES)), np.float32)
+    per_card[:, :, 0] = cards & ~t.leading[:, None] & (power > t.best[:, None])
+    per_card[:, :, 1] = cards & (higher == 0)
+    per_card[:, :, 2] = np.where(cards, np.minimum(higher, 13) / 13.0, 0.0)
+    per_card[:, :, 3] = cards & t.trumpish
+    situation = np.zeros((n, len(SITUATION_COLUMNS)), np.float32)
+    racing = (t.target[:, None] >= 0) & (np.arange(4) < t.H[:, None])  # a target, a hand
+    need = t.target[:, None] - t.tricks
+    each = t.E[:, None].astype(np.float32)
+    situation[:, :4] = np.where(racing, need / each, 0.0)
+    situation[:, 4:8] = racing & (need >= 0) & (need <= t.remaining[:, None])
+    situation[:, 8] = t.remaining / t.E
+    winning = t.winner >= 0
+    situation[rows[winning], 9 + t.winner[winning]] = 1.0
+    return np.concatenate([base, per_card.reshape(n, -1), situation], axis=1)

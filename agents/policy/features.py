@@ -3,9 +3,9 @@
 A policy's model config names its features (``features: none | abracadabra | four_aces |
 ...``, see :data:`FEATURES`); the network input is ``concat(obs, features(obs, masks))``
 (:meth:`agents.policy.net.PolicyNet.prepare`): most sets read the observation alone,
-``abracadabra_advice`` also the legal-action masks. The features themselves are game
-knowledge and live beside each game's heuristics: :mod:`agents.abracadabra.features`,
-:mod:`agents.four_aces.features`.
+``abracadabra_advice`` and ``abracadabra_cards`` also the legal-action masks. The
+features themselves are game knowledge and live beside each game's heuristics:
+:mod:`agents.abracadabra.features`, :mod:`agents.four_aces.features`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ import numpy as np
 
 from agents.abracadabra.features import (
     ABRACADABRA_ADVICE_SIZE,
+    ABRACADABRA_CARDS_SIZE,
     ABRACADABRA_SIZE,
     abracadabra_advice_features,
+    abracadabra_cards_features,
     abracadabra_features,
 )
 from agents.four_aces.features import (
@@ -45,6 +47,7 @@ FEATURES: dict[str, tuple[int, FeatureFn | None]] = {
     "none": (0, None),
     "abracadabra": (ABRACADABRA_SIZE, _of_observations(abracadabra_features)),
     "abracadabra_advice": (ABRACADABRA_ADVICE_SIZE, abracadabra_advice_features),
+    "abracadabra_cards": (ABRACADABRA_CARDS_SIZE, abracadabra_cards_features),
     "four_aces": (FOUR_ACES_SIZE, _of_observations(four_aces_features)),  # strict (default)
     "four_aces_free": (FOUR_ACES_SIZE,
                        _of_observations(lambda obs: four_aces_features(obs, "free"))),
@@ -71,7 +74,8 @@ def feature_size(name: str) -> int:
 def with_features(name: str, observations: np.ndarray,
                   masks: np.ndarray | None = None) -> np.ndarray:
     """``concat(obs, features(obs, masks))`` as float32 [N, D + F] (obs itself for "none").
-    ``masks``: the rows' legal-action masks [N, A], which ``abracadabra_advice`` needs."""
+    ``masks``: the rows' legal-action masks [N, A], which ``abracadabra_advice`` and
+    ``abracadabra_cards`` need."""
     obs = np.asarray(observations, dtype=np.float32)
     size, fn = FEATURES[check_features(name)]
     if fn is None:

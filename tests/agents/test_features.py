@@ -357,3 +357,90 @@ def test_advice_features_need_the_masks():
         abracadabra_advice_features(obs, masks[:, :100])
     assert with_features("abracadabra_advice", obs, masks).shape == (
         2, obs.shape[1] + feature_size("abracadabra_advice"))
+    with pytest.raises(ValueError, match="read the legal-action masks"):
+        with_features("abracadabra_cards", obs)
+    assert with_features("abracadabra_cards", obs, masks).shape == (
+        2, obs.shape[1] + feature_size("abracadabra_cards"))
+
+
+@pytest.mark.parametrize("variant", ["four", "three", "two_dummy", "two"])
+def test_abracadabra_card_features_match_the_engines_state(variant):
+    """E2, E3, B3, F2: the card columns of ``abracadabra_cards``, decoded from the
+    observation, equal what the engine's own state and rule tables say at every decision
+    of random play: a card of the acting hand wins the trick now iff its E3 strength
+    (``TRICK_STRENGTH``) beats every card in the trick; the cards out above it are those
+    of its effective suit (B3: the joker in the trump suit, on top) in the other hands;
+    the race columns are the target minus each hand's tricks, by relative slot."""
+    from agents.abracadabra.features import (
+        ABRACADABRA_ADVICE_SIZE,
+        CARD_FEATURES,
+        abracadabra_advice_features,
+        abracadabra_cards_features,
+    )
+    from envs.abracadabra.observation import slot_tables
+    from envs.abracadabra.rules import EFFECTIVE_SUIT, TRICK_STRENGTH
+    from envs.cards import JOKER, NUM_CARDS, RANK_OF
+
+    engine = make_engine("abracadabra", 32, variant=variant)
+    engine.reset(seed=11)
+    cfg = engine.config
+    P, H = cfg.num_players, cfg.num_hands
+    hand_at_slot, slot_of_hand = slot_tables(P, H)
+    rng = np.random.default_rng(11)
+    k = len(CARD_FEATURES)
+    checked = won = 0
+    while not engine.game_over.all():
+        live = np.flatnonzero(engine.current_player >= 0)
+        obs, masks = engine.observe()[live], engine.legal_action_mask()[live]
+        features = abracadabra_cards_features(obs, masks)
+        np.testing.assert_array_equal(features[:, :ABRACADABRA_ADVICE_SIZE],
+                                      abracadabra_advice_features(obs, masks))
+        added = features[:, ABRACADABRA_ADVICE_SIZE:]
+        per_card = added[:, :NUM_CARDS * k].reshape(-1, NUM_CARDS, k)
+        race = added[:, NUM_CARDS * k:]
+        s = engine.state
+        hands = s.hands()
+        for row, g in enumerate(live):
+            seat = engine.current_player[g]
+            hand = s.to_play[g] if s.to_play[g] >= 0 else seat
+            trump = int(s.trump[g])
+            suit = EFFECTIVE_SUIT[trump + 1]
+            trick = [c for c in s.trick[g] if c >= 0]
+            led = s.trick[g, s.leader[g]] if trick else -1
+            strength = TRICK_STRENGTH[trump + 1, led] if trick else None
+            best = max(strength[c] for c in trick) if trick else None
+            others = np.zeros(NUM_CARDS, bool)
+            for h in range(H):
+                if h != hand:
+                    others |= hands[g, h]
+            for c in np.flatnonzero(hands[g, hand]):
+                above = 0 if c == JOKER else int(sum(
+                    1 for o in np.flatnonzero(others)
+                    if suit[o] == suit[c] and (o == JOKER or RANK_OF[o] > RANK_OF[c])))
+                wins = bool(trick) and strength[c] > best
+                won += wins
+                expected = [wins, above == 0, min(above, 13) / 13, trump >= 0 and suit[c] == trump]
+                np.testing.assert_allclose(per_card[row, c], expected, atol=1e-6,
+                                           err_msg=f"card {c}, game {g}")
+            assert not per_card[row][~hands[g, hand]].any()
+            each = cfg.cards_each
+            for slot in range(4):
+                if slot < H and s.target[g] >= 0:
+                    need = s.target[g] - s.tricks_won[g, hand_at_slot[seat, slot]]
+                    left = each - s.tricks_done[g]
+                    assert race[row, slot] == pytest.approx(need / each)
+                    assert race[row, 4 + slot] == (0 <= need <= left)
+                else:
+                    assert race[row, slot] == 0 and race[row, 4 + slot] == 0
+            assert race[row, 8] == pytest.approx((each - s.tricks_done[g]) / each)
+            winning = np.zeros(4)
+            if trick:
+                strongest = max(range(H), key=lambda h: strength[s.trick[g, h]]
+                                if s.trick[g, h] >= 0 else -1)
+                winning[slot_of_hand[seat, strongest]] = 1
+            np.testing.assert_array_equal(race[row, 9:], winning)
+            checked += 1
+        actions = np.zeros(32, dtype=np.int64)
+        actions[live] = [rng.choice(np.flatnonzero(m)) for m in masks]
+        engine.step(actions, active=engine.current_player >= 0)
+    assert checked > 500 and won > 50  # the play phase was reached and cards did win
