@@ -55,8 +55,11 @@ def abracadabra_features(observations: np.ndarray) -> np.ndarray:
     and ``control`` (clipped to 0..13); the highest bid so far (-1: none) and how many
     players have bid (C1–C3). Outside bidding the bids are those the hand would make now.
     """
-    obs = np.asarray(observations, dtype=np.float32)
-    table = _Table(obs)
+    return _bid_features(_Table(np.asarray(observations, dtype=np.float32)))
+
+
+def _bid_features(table: _Table) -> np.ndarray:
+    """:func:`abracadabra_features` of an observation batch already decoded."""
     n = table.n
     rows = np.arange(n)
     expected = expected_tricks(table, table.hand)
@@ -99,16 +102,22 @@ def abracadabra_advice_features(observations: np.ndarray,
     :data:`ADVICE_COLUMNS` (one per action, in the game's action order).
     """
     obs = np.asarray(observations, dtype=np.float32)
+    return np.concatenate([abracadabra_features(obs), _advice(obs, masks)], axis=1)
+
+
+def _advice(obs: np.ndarray, masks: np.ndarray | None) -> np.ndarray:
+    """float32 [N, NUM_ACTIONS]: the one-hot :data:`ADVICE_COLUMNS` of float32 ``obs``."""
     if masks is None:
-        raise ValueError("features='abracadabra_advice' read the legal-action masks: "
-                         "expected with_features(name, observations, masks)")
+        raise ValueError("features 'abracadabra_advice' and 'abracadabra_cards' read the "
+                         "legal-action masks: expected with_features(name, observations, "
+                         "masks)")
     masks = np.asarray(masks, dtype=bool)
     if masks.shape != (len(obs), NUM_ACTIONS):
         raise ValueError(f"masks of shape {list(masks.shape)}: expected [{len(obs)}, "
                          f"{NUM_ACTIONS}], one legal-action mask per observation row")
     advice = np.zeros((len(obs), NUM_ACTIONS), dtype=np.float32)
     advice[np.arange(len(obs)), _heuristic().act_batch(obs, masks)] = 1.0
-    return np.concatenate([abracadabra_features(obs), advice], axis=1)
+    return advice
 
 
 #: per card, the columns :func:`abracadabra_cards_features` adds (53 blocks of these)
@@ -145,8 +154,8 @@ def abracadabra_cards_features(observations: np.ndarray,
     [N, ``ABRACADABRA_CARDS_SIZE``], columns :data:`ABRACADABRA_COLUMNS` then
     :data:`CARDS_COLUMNS`."""
     obs = np.asarray(observations, dtype=np.float32)
-    base = abracadabra_advice_features(obs, masks)
-    t = _Table(obs)
+    t = _Table(obs)  # decoded once for the bid and the card columns
+    base = np.concatenate([_bid_features(t), _advice(obs, masks)], axis=1)
     n = t.n
     rows = np.arange(n)
     cards = t.cards
