@@ -63,6 +63,18 @@ def hand_built_observation(hand: list[str], table: list[str], jokers: int = 0) -
     return obs
 
 
+def random_play_decisions(engine, rng: np.random.Generator):
+    """Yield ``(live, observations, masks)`` of the games with a seat to act (bool [B]) at
+    every step of uniformly random play, until every game of ``engine`` is over."""
+    while not engine.game_over.all():
+        live = engine.current_player >= 0
+        obs, masks = engine.observe()[live], engine.legal_action_mask()[live]
+        yield live, obs, masks
+        actions = np.zeros(engine.batch_size, dtype=np.int64)
+        actions[live] = [rng.choice(np.flatnonzero(m)) for m in masks]
+        engine.step(actions, active=live)
+
+
 def test_features_are_a_function_of_the_observation():
     obs = played_observations()
     f1 = four_aces_features(obs)
@@ -324,9 +336,7 @@ def test_abracadabra_advice_is_the_heuristics_choice_of_every_decision(variant):
     heuristic = agents.make("heuristic", "abracadabra")
     rng = np.random.default_rng(6)
     phases = set()
-    while not engine.game_over.all():
-        live = engine.current_player >= 0
-        obs, masks = engine.observe()[live], engine.legal_action_mask()[live]
+    for _, obs, masks in random_play_decisions(engine, rng):  # it reaches every phase
         features = abracadabra_advice_features(obs, masks)
         assert features.shape == (len(obs), ABRACADABRA_ADVICE_SIZE)
         np.testing.assert_array_equal(features[:, :ABRACADABRA_SIZE], abracadabra_features(obs))
@@ -337,9 +347,6 @@ def test_abracadabra_advice_is_the_heuristics_choice_of_every_decision(variant):
         assert masks[np.arange(len(obs)), chosen].all()
         # bid 0-13, show 14-66 / stop 67, play 68-120, call 121-122 (envs/abracadabra/rules.py)
         phases.update(np.searchsorted([14, 68, 121], chosen, side="right").tolist())
-        actions = np.zeros(64, dtype=np.int64)  # random play reaches every phase
-        actions[live] = [rng.choice(np.flatnonzero(m)) for m in masks]
-        engine.step(actions, active=live)
     assert phases == {0, 1, 2, 3}
 
 
@@ -389,9 +396,7 @@ def test_abracadabra_card_features_match_the_engines_state(variant):
     rng = np.random.default_rng(11)
     k = len(CARD_FEATURES)
     checked = won = 0
-    while not engine.game_over.all():
-        live = np.flatnonzero(engine.current_player >= 0)
-        obs, masks = engine.observe()[live], engine.legal_action_mask()[live]
+    for live, obs, masks in random_play_decisions(engine, rng):
         features = abracadabra_cards_features(obs, masks)
         np.testing.assert_array_equal(features[:, :ABRACADABRA_ADVICE_SIZE],
                                       abracadabra_advice_features(obs, masks))
@@ -400,7 +405,7 @@ def test_abracadabra_card_features_match_the_engines_state(variant):
         race = added[:, NUM_CARDS * k:]
         s = engine.state
         hands = s.hands()
-        for row, g in enumerate(live):
+        for row, g in enumerate(np.flatnonzero(live)):
             seat = engine.current_player[g]
             hand = s.to_play[g] if s.to_play[g] >= 0 else seat
             trump = int(s.trump[g])
@@ -440,7 +445,4 @@ def test_abracadabra_card_features_match_the_engines_state(variant):
                 winning[slot_of_hand[seat, strongest]] = 1
             np.testing.assert_array_equal(race[row, 9:], winning)
             checked += 1
-        actions = np.zeros(32, dtype=np.int64)
-        actions[live] = [rng.choice(np.flatnonzero(m)) for m in masks]
-        engine.step(actions, active=engine.current_player >= 0)
     assert checked > 500 and won > 50  # the play phase was reached and cards did win
