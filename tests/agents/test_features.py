@@ -8,17 +8,26 @@ import pytest
 import torch
 
 import agents
+from agents.abracadabra.features import (
+    ABRACADABRA_ADVICE_SIZE,
+    ABRACADABRA_SIZE,
+    CARD_FEATURES,
+    abracadabra_advice_features,
+    abracadabra_cards_features,
+    abracadabra_features,
+)
 from agents.four_aces.features import (
     FOUR_ACES_COLUMNS,
     FOUR_ACES_SIZE,
-    JOKER,
     SCALE,
     four_aces_features,
 )
 from agents.policy.agent import PolicyAgent, load_checkpoint, make_checkpoint, save_checkpoint
 from agents.policy.features import feature_size, with_features
 from agents.policy.net import PolicyNet
-from envs.cards import parse_card
+from envs.abracadabra.observation import slot_tables
+from envs.abracadabra.rules import EFFECTIVE_SUIT, TRICK_STRENGTH
+from envs.cards import JOKER, NUM_CARDS, RANK_OF, parse_card
 from envs.four_aces.engine import LAYOUT
 from envs.four_aces.scoring import score_cards
 from envs.registry import make_engine
@@ -324,13 +333,6 @@ def test_refill_turns_features_are_the_refill_and_the_turns_columns():
 def test_abracadabra_advice_is_the_heuristics_choice_of_every_decision(variant):
     """C1, D1, E1-E4, F1: the advice columns are a one-hot of the action BestHeuristic takes
     in the row, a legal one, in every phase; the columns before them are the bid features."""
-    from agents.abracadabra.features import (
-        ABRACADABRA_ADVICE_SIZE,
-        ABRACADABRA_SIZE,
-        abracadabra_advice_features,
-        abracadabra_features,
-    )
-
     engine = make_engine("abracadabra", 64, variant=variant)
     engine.reset(seed=6)
     heuristic = agents.make("heuristic", "abracadabra")
@@ -353,8 +355,6 @@ def test_abracadabra_advice_is_the_heuristics_choice_of_every_decision(variant):
 def test_advice_features_need_the_masks():
     """The advice reads the legal actions: without masks, or with masks of another shape,
     it is a ValueError saying what was expected."""
-    from agents.abracadabra.features import abracadabra_advice_features
-
     engine = make_engine("abracadabra", 2, variant="four")
     engine.reset(seed=0)
     obs, masks = engine.observe(), engine.legal_action_mask()
@@ -378,16 +378,6 @@ def test_abracadabra_card_features_match_the_engines_state(variant):
     (``TRICK_STRENGTH``) beats every card in the trick; the cards out above it are those
     of its effective suit (B3: the joker in the trump suit, on top) in the other hands;
     the race columns are the target minus each hand's tricks, by relative slot."""
-    from agents.abracadabra.features import (
-        ABRACADABRA_ADVICE_SIZE,
-        CARD_FEATURES,
-        abracadabra_advice_features,
-        abracadabra_cards_features,
-    )
-    from envs.abracadabra.observation import slot_tables
-    from envs.abracadabra.rules import EFFECTIVE_SUIT, TRICK_STRENGTH
-    from envs.cards import JOKER, NUM_CARDS, RANK_OF
-
     engine = make_engine("abracadabra", 32, variant=variant)
     engine.reset(seed=11)
     cfg = engine.config
