@@ -129,6 +129,7 @@ SITUATION_COLUMNS = (
     + ["tricks_left"]  # tricks still to play / cards_each
     + [f"winning:{s}" for s in range(4)]  # one-hot: the hand slot winning the current trick
 )
+#: the columns :func:`abracadabra_cards_features` adds to :data:`ABRACADABRA_COLUMNS`
 CARDS_COLUMNS = ADVICE_COLUMNS + [
     f"{name}:{card}" for card in range(NUM_CARDS) for name in CARD_FEATURES
 ] + SITUATION_COLUMNS
@@ -160,8 +161,7 @@ def abracadabra_cards_features(observations: np.ndarray,
     rows = np.arange(n)
     cards = t.cards
     higher, _ = t.threats(cards)
-    own_led = np.where(t.leading, -1, t.led)
-    power = t.power(own_led)
+    power = t.power(t.led)  # led is -1 (nothing led) when the hand leads
     per_card = np.zeros((n, NUM_CARDS, len(CARD_FEATURES)), np.float32)
     per_card[:, :, 0] = cards & ~t.leading[:, None] & (power > t.best[:, None])
     per_card[:, :, 1] = cards & (higher == 0)
