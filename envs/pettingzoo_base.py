@@ -434,7 +434,7 @@ def standard_wrappers(env: AECEnv) -> AECEnv:
 
 
 def register_aec(env_id: str, entry_point: str) -> bool:
-    """Register ``env_id`` (e.g. ``"cardgames/abracadabra_v0"``) in PettingZoo's registry,
+    """Register ``env_id`` (e.g. ``"cardgames/abracadabra_v1"``) in PettingZoo's registry,
     so that ``pettingzoo.make("aec", env_id)`` works. Returns whether the registry holds
     it: False on PettingZoo without a registry (before 1.27), where nothing is done."""
     try:

@@ -24,7 +24,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils import BaseWrapper
 
-from envs import abracadabra_v0, four_aces_v0
+from envs import abracadabra_v1, four_aces_v0
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
@@ -54,7 +54,7 @@ class MaskKeys(BaseWrapper):
 def make_aec(game: str):
     """The AEC game with RLlib-friendly keys; illegal actions end the game (see above)."""
     if game == "abracadabra":
-        aec = abracadabra_v0.env(variant="two", illegal_action="terminate")
+        aec = abracadabra_v1.env(variant="two", illegal_action="terminate")
     else:
         aec = four_aces_v0.env(num_players=3, illegal_action="terminate")
     return MaskKeys(aec)

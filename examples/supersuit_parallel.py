@@ -21,7 +21,7 @@ import numpy as np
 import supersuit as ss
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
-from envs import abracadabra_v0, four_aces_v0
+from envs import abracadabra_v1, four_aces_v0
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
@@ -30,7 +30,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
 
 def make_parallel(game: str):
     """The AEC game with scaled, clipped rewards, as a turn-based ``ParallelEnv``."""
-    aec = abracadabra_v0.env(variant="two") if game == "abracadabra" else four_aces_v0.env(
+    aec = abracadabra_v1.env(variant="two") if game == "abracadabra" else four_aces_v0.env(
         num_players=3)
     aec = ss.reward_lambda_v0(aec, lambda r: r / 10)
     aec = ss.clip_reward_v0(aec, lower_bound=-1, upper_bound=1)

@@ -37,7 +37,7 @@ from tianshou.env import DummyVectorEnv, PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
-from envs import abracadabra_v0, four_aces_v0
+from envs import abracadabra_v1, four_aces_v0
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
@@ -47,7 +47,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
 def make_env(game: str) -> PettingZooEnv:
     """One game in Tianshou's PettingZoo wrapper (small tables keep the example quick)."""
     if game == "abracadabra":
-        return PettingZooEnv(abracadabra_v0.env(variant="two"))
+        return PettingZooEnv(abracadabra_v1.env(variant="two"))
     return PettingZooEnv(four_aces_v0.env(num_players=3))
 
 

@@ -19,7 +19,7 @@ from torchrl.envs import SerialEnv
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 from torchrl.modules import MaskedCategorical, ProbabilisticActor
 
-from envs import abracadabra_v0, four_aces_v0
+from envs import abracadabra_v1, four_aces_v0
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
@@ -28,7 +28,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
 
 def make_env(game: str, seed: int = 0) -> PettingZooWrapper:
     """One table as a TorchRL env; all seats in the group ``"players"``."""
-    aec = abracadabra_v0.env(variant="two") if game == "abracadabra" else four_aces_v0.env(
+    aec = abracadabra_v1.env(variant="two") if game == "abracadabra" else four_aces_v0.env(
         num_players=3)
     seats = list(aec.possible_agents)
     return PettingZooWrapper(env=aec, use_mask=True, categorical_actions=True, seed=seed,

@@ -32,6 +32,13 @@ from agents.four_aces.features import (
     four_aces_refill_turns_features,
     four_aces_turns_features,
 )
+from envs.abracadabra.observation import LAYOUT as ABRACADABRA_LAYOUT
+from envs.abracadabra.observation import V0_SIZE as ABRACADABRA_V0_SIZE
+
+#: observation size of a former environment version -> the current version's size, whose
+#: observation starts with the former's columns: a network trained on the former reads
+#: that prefix of the current observation (abracadabra_v0 -> v1 appended "voids").
+FORMER_OBSERVATIONS = {ABRACADABRA_V0_SIZE: ABRACADABRA_LAYOUT.size}
 
 #: a feature set's function: (observations float32 [N, D], masks bool [N, A] or None) ->
 #: float32 [N, F]
@@ -71,17 +78,21 @@ def feature_size(name: str) -> int:
     return FEATURES[check_features(name)][0]
 
 
-def with_features(name: str, observations: np.ndarray,
-                  masks: np.ndarray | None = None) -> np.ndarray:
-    """``concat(obs, features(obs, masks))`` as float32 [N, D + F] (obs itself for "none").
-    ``masks``: the rows' legal-action masks [N, A], which ``abracadabra_advice`` and
-    ``abracadabra_cards`` need."""
+def with_features(name: str, observations: np.ndarray, masks: np.ndarray | None = None,
+                  columns: int | None = None) -> np.ndarray:
+    """``concat(obs[:, :columns], features(obs, masks))`` as float32 [N, columns + F]
+    (the observation columns alone for "none"). ``masks``: the rows' legal-action masks
+    [N, A], which ``abracadabra_advice`` and ``abracadabra_cards`` need. ``columns``
+    (default: all) keeps a prefix of the observation, for a network trained on a former
+    environment version whose observation is that prefix; the features always read the
+    whole observation."""
     obs = np.asarray(observations, dtype=np.float32)
     size, fn = FEATURES[check_features(name)]
     if fn is None:
-        return obs
+        return obs if columns is None else obs[..., :columns]
     if obs.ndim == 1:
         obs = obs[None, :]
+    kept = obs if columns is None else obs[:, :columns]
     if masks is not None:
         masks = np.asarray(masks, dtype=bool).reshape(len(obs), -1)
-    return np.concatenate([obs, fn(obs, masks)], axis=1)
+    return np.concatenate([kept, fn(obs, masks)], axis=1)

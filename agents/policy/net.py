@@ -32,7 +32,12 @@ import torch
 from torch import nn
 
 from agents.four_aces.symmetry import SYMMETRIES, to_canonical, to_game_actions
-from agents.policy.features import check_features, feature_size, with_features
+from agents.policy.features import (
+    FORMER_OBSERVATIONS,
+    check_features,
+    feature_size,
+    with_features,
+)
 
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 MASKED = -1e8
@@ -105,8 +110,14 @@ class PolicyNet(nn.Module):
     def prepare(self, observations: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
         """``concat(obs, features(obs))``: float32 [N, input_size] (numpy); ``masks`` for
         the feature sets that read them. The network input only without a symmetry; use
-        :meth:`encode`."""
-        return with_features(self.features, observations, masks)
+        :meth:`encode`. A network of a former observation size (:data:`FORMER_OBSERVATIONS`)
+        given the current observation reads its former columns."""
+        observations = np.asarray(observations, dtype=np.float32)
+        size, width = self.config["observation_size"], observations.shape[-1]
+        if width != size and FORMER_OBSERVATIONS.get(size) != width:
+            raise ValueError(f"observations of {width} columns for a network of "
+                             f"observation_size={size}: expected {size} columns")
+        return with_features(self.features, observations, masks, size)
 
     def encode(self, observations: np.ndarray, masks: np.ndarray):
         """``(x, masks, action_map)``: the network input float32 [N, input_size], the

@@ -2,7 +2,7 @@
 framework imported).
 
 The rules' constants are :mod:`.rules`, the games' arrays :mod:`.state`, the engine
-:mod:`.engine`; the PettingZoo environment is :mod:`envs.abracadabra_v0`.
+:mod:`.engine`; the PettingZoo environment is :mod:`envs.abracadabra_v1`.
 """
 
 from .config import AbracadabraConfig, VariantSpec

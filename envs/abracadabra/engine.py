@@ -448,8 +448,8 @@ class AbracadabraEngine(BatchEngine):
             0, seat, out, out.dtype == np.int8, self._variant, self.cards_each,
             cfg.target_points, 10.0 * cfg.ante, self._deals_limit, cfg.episode == "match",
             s.phase, s.current_player, s.dealer, s.hand_bits, s.leftover, s.trump, s.bids,
-            s.declarer, s.target, s.shown_bits, s.num_shown, s.played_bits, s.trick,
-            s.leader, s.to_play, s.dummy_ctrl, s.tricks_won, s.tricks_done, s.called,
+            s.declarer, s.target, s.shown_bits, s.num_shown, s.played_bits, s.void_bits,
+            s.trick, s.leader, s.to_play, s.dummy_ctrl, s.tricks_won, s.tricks_done, s.called,
             s.totals, s.pot, s.deals_done)
 
     # ===================================================================================

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.cards import NUM_CARDS
+from envs.cards import NUM_CARDS, NUM_RANKS
 from envs.compiled import kernel
 from envs.core import ObservationLayout
 
 from .config import VARIANTS, AbracadabraConfig
-from .rules import MAX_BID, Phase
+from .rules import FOLLOW_BITS, MAX_BID, Phase
 from .state import AbracadabraState
 
 MAX_SLOTS = 4  # player / hand slots in the observation, whatever the variant
@@ -58,15 +58,25 @@ def _build_layout() -> ObservationLayout:
             ("pot", 1, "chips in the pot / (10 * ante)"),
             ("deal_number", 1, "deals finished / max deals (match mode), else 0"),
             ("dummy_control", 4, "one-hot relative player slot playing the dummy (E4)"),
+            ("voids", 4 * 4, "per relative hand slot: void in suit C, D, H, S (E2, B3)"),
         ]
     )
 
 
 LAYOUT = _build_layout()
-assert LAYOUT.size == 755, "the observation layout changed: bump the env version"
+assert LAYOUT.size == 771, "the observation layout changed: bump the env version"
+#: The observation of ``abracadabra_v0``: every segment of this layout before "voids"
+#: (v1 appended "voids", nothing else moved). A network trained on v0 reads these columns
+#: of a v1 observation (:mod:`agents.policy.net`).
+V0_SIZE = LAYOUT.segments["voids"].start
+assert V0_SIZE == 755
+#: VOID_SUIT_BITS[trump + 1, s]: the cards of effective suit s (C, D, H, S) under the
+#: trump (B3: the joker is in the trump suit, in no suit without trump)
+VOID_SUIT_BITS = np.stack([FOLLOW_BITS[:, 1 + s * NUM_RANKS] for s in range(4)], axis=1)
+VOID_SUIT_BITS.flags.writeable = False
 
 def observation_scale(cfg) -> np.ndarray:
-    """float32 [755]: the scale of every column of the int8 observation (see
+    """float32 [771]: the scale of every column of the int8 observation (see
     :attr:`envs.core.BatchEngine.observation_scale`): 1 for the 0/1 entries,
     1 / cards_each for shown_count, tricks_won and tricks_played (their integers are
     counts), 1 / target_points for scores (match totals), 1 / (10 * ante) for pot (chips)
@@ -134,6 +144,7 @@ _SCORES = LAYOUT.segments["scores"].start
 _POT = LAYOUT.segments["pot"].start
 _DEAL_NUMBER = LAYOUT.segments["deal_number"].start
 _DUMMY_CONTROL = LAYOUT.segments["dummy_control"].start
+_VOIDS = LAYOUT.segments["voids"].start
 _SIZE = LAYOUT.size
 _NO_TRUMP = 4  #: the trump_suit column of "no trump" (C, D, H, S first)
 _PLAY, _OVER = int(Phase.PLAY), int(Phase.OVER)
@@ -182,11 +193,11 @@ def observe_game(g: int, seat: int, row: np.ndarray, integers: bool, variant: in
                  dealer: np.ndarray, hand_bits: np.ndarray, leftover: np.ndarray,
                  trump: np.ndarray, bids: np.ndarray, declarer: np.ndarray,
                  target: np.ndarray, shown_bits: np.ndarray, num_shown: np.ndarray,
-                 played_bits: np.ndarray, trick: np.ndarray, leader: np.ndarray,
-                 to_play: np.ndarray, dummy_ctrl: np.ndarray, tricks_won: np.ndarray,
-                 tricks_done: np.ndarray, called: np.ndarray, totals: np.ndarray,
-                 pot: np.ndarray, deals_done: np.ndarray) -> None:
-    """Write game ``g``'s observation from ``seat`` into ``row`` (float32 or int8 [755]),
+                 played_bits: np.ndarray, void_bits: np.ndarray, trick: np.ndarray,
+                 leader: np.ndarray, to_play: np.ndarray, dummy_ctrl: np.ndarray,
+                 tricks_won: np.ndarray, tricks_done: np.ndarray, called: np.ndarray,
+                 totals: np.ndarray, pot: np.ndarray, deals_done: np.ndarray) -> None:
+    """Write game ``g``'s observation from ``seat`` into ``row`` (float32 or int8 [771]),
     every entry; ``integers``: the int8 row (the integers of the fractional entries, see
     :func:`observation_scale`). ``variant``: the position of the config's variant in
     :data:`VARIANT_ORDER`; ``pot_scale``: 10 * ante; ``match``: ``episode="match"``. A
@@ -218,7 +229,8 @@ def observe_game(g: int, seat: int, row: np.ndarray, integers: bool, variant: in
     if target[g] >= 0:
         row[_TARGET + target[g]] = 1
     row[_SHOWN_COUNT] = _fraction(num_shown[g], cards_each, integers)  # D2
-    # per relative hand slot: cards played this deal, the card in the trick, tricks won
+    # per relative hand slot: cards played this deal, the card in the trick, tricks won,
+    # the public void record (E2: a hand that did not follow holds none of that suit)
     for slot in range(H):
         hand = (seat + slot) % P if slot < P else slot
         _put_cards(row, _PLAYED + slot * NUM_CARDS, played_bits[g, hand])
@@ -226,6 +238,9 @@ def observe_game(g: int, seat: int, row: np.ndarray, integers: bool, variant: in
         if card >= 0:
             row[_TRICK + slot * NUM_CARDS + card] = 1
         row[_TRICKS_WON + slot] = _fraction(tricks_won[g, hand], cards_each, integers)
+        for suit in range(4):
+            if void_bits[g, hand] & VOID_SUIT_BITS[trump[g] + 1, suit]:
+                row[_VOIDS + slot * 4 + suit] = 1
     if ph != _OVER:
         if leader[g] >= 0:
             row[_TRICK_LEADER + _slot(leader[g], seat, P)] = 1
@@ -251,25 +266,25 @@ def observe_games(seats: np.ndarray | None, out: np.ndarray, integers: bool, var
                   dealer: np.ndarray, hand_bits: np.ndarray, leftover: np.ndarray,
                   trump: np.ndarray, bids: np.ndarray, declarer: np.ndarray,
                   target: np.ndarray, shown_bits: np.ndarray, num_shown: np.ndarray,
-                  played_bits: np.ndarray, trick: np.ndarray, leader: np.ndarray,
-                  to_play: np.ndarray, dummy_ctrl: np.ndarray, tricks_won: np.ndarray,
-                  tricks_done: np.ndarray, called: np.ndarray, totals: np.ndarray,
-                  pot: np.ndarray, deals_done: np.ndarray) -> None:
-    """:func:`observe_game` of every game into ``out`` [B, 755] from ``seats[g]``, or
+                  played_bits: np.ndarray, void_bits: np.ndarray, trick: np.ndarray,
+                  leader: np.ndarray, to_play: np.ndarray, dummy_ctrl: np.ndarray,
+                  tricks_won: np.ndarray, tricks_done: np.ndarray, called: np.ndarray,
+                  totals: np.ndarray, pot: np.ndarray, deals_done: np.ndarray) -> None:
+    """:func:`observe_game` of every game into ``out`` [B, 771] from ``seats[g]``, or
     (``seats`` None) from the seat to act (seat 0 once the episode is over)."""
     for g in range(out.shape[0]):
         seat = max(current_player[g], 0) if seats is None else seats[g]
         observe_game(g, seat, out[g], integers, variant, cards_each, target_points,
                      pot_scale, deals_limit, match, phase, current_player, dealer,
                      hand_bits, leftover, trump, bids, declarer, target, shown_bits,
-                     num_shown, played_bits, trick, leader, to_play, dummy_ctrl,
+                     num_shown, played_bits, void_bits, trick, leader, to_play, dummy_ctrl,
                      tricks_won, tricks_done, called, totals, pot, deals_done)
 
 
 def encode(state: AbracadabraState, config: AbracadabraConfig, seats: np.ndarray | None,
            out: np.ndarray) -> None:
     """Write the observation of every game of ``state`` from ``seats`` (int [B], valid
-    seats; None: the seat to act) into ``out`` (float32 or int8 [B, 755], C-contiguous),
+    seats; None: the seat to act) into ``out`` (float32 or int8 [B, 771], C-contiguous),
     every entry. An int8 ``out`` gets the integers of the fractional entries (counts,
     totals, chips): see :func:`observation_scale`. Written by the compiled
     :func:`observe_games`."""
@@ -281,5 +296,5 @@ def encode(state: AbracadabraState, config: AbracadabraConfig, seats: np.ndarray
         config.cards_each, config.target_points, 10.0 * config.ante, config.deals_limit,
         config.episode == "match", s.phase, s.current_player, s.dealer, s.hand_bits,
         s.leftover, s.trump, s.bids, s.declarer, s.target, s.shown_bits, s.num_shown,
-        s.played_bits, s.trick, s.leader, s.to_play, s.dummy_ctrl, s.tricks_won,
+        s.played_bits, s.void_bits, s.trick, s.leader, s.to_play, s.dummy_ctrl, s.tricks_won,
         s.tricks_done, s.called, s.totals, s.pot, s.deals_done)

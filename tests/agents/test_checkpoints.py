@@ -26,6 +26,7 @@ from agents.policy.checkpoint import (
 )
 from agents.policy.convert import main as convert_main
 from agents.policy.delegate import network_rows
+from agents.policy.features import FORMER_OBSERVATIONS
 from agents.policy.net import PolicyNet, state_shapes
 from envs.registry import make_config, make_engine
 
@@ -440,8 +441,11 @@ def test_a_committed_checkpoint_is_the_safe_format_and_named_for_its_variant(pat
     assert (config.variant if game == "abracadabra" else f"{config.num_players}p") == key
     engine = make_engine(game, 1, **checkpoint["options"])
     engine.reset(seed=0)
-    assert (checkpoint["observation_size"], checkpoint["num_actions"]) == \
-        (engine.observe().shape[1], engine.legal_action_mask().shape[1])
+    width = engine.observe().shape[1]
+    # the current observation, or a former version's that is its prefix (abracadabra_v0)
+    assert checkpoint["observation_size"] in (width, *(
+        former for former, now in FORMER_OBSERVATIONS.items() if now == width))
+    assert checkpoint["num_actions"] == engine.legal_action_mask().shape[1]
 
 
 @pytest.mark.parametrize("path", COMMITTED, ids=lambda p: p.name)
@@ -486,3 +490,27 @@ def test_the_default_policy_plays_each_committed_checkpoint_for_its_variant(path
     np.testing.assert_array_equal(
         actions, PolicyAgent(game, path=path, seed=0).act_batch(obs, masks))
     assert agents.make("policy", game, variant=key).routes == {key: 0}
+
+
+def test_a_network_of_abracadabra_v0_reads_v0s_columns_of_a_v1_observation():
+    """abracadabra_v1 appended "voids" to v0's 755 columns: a network trained on v0 takes
+    those columns and its features of the whole observation; another width is refused."""
+    from agents.policy.features import with_features
+    from envs.abracadabra import AbracadabraConfig, AbracadabraEngine
+    from envs.abracadabra.observation import LAYOUT, V0_SIZE
+
+    engine = AbracadabraEngine(AbracadabraConfig(variant="four"), 16)
+    engine.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(30):  # into the card play
+        mask = engine.legal_action_mask()
+        engine.step(np.argmax(rng.random(mask.shape) * mask, axis=1))
+    obs, masks = engine.observe(), engine.legal_action_mask()
+    assert obs.shape[1] == LAYOUT.size == FORMER_OBSERVATIONS[V0_SIZE]
+    net = PolicyNet(V0_SIZE, engine.num_actions, [8], "tanh", "abracadabra_cards")
+    x = net.prepare(obs, masks)
+    assert x.shape == (16, net.input_size)
+    features = with_features("abracadabra_cards", obs, masks)[:, LAYOUT.size:]
+    np.testing.assert_array_equal(x, np.concatenate([obs[:, :V0_SIZE], features], axis=1))
+    with pytest.raises(ValueError, match="observations of 770 columns"):
+        net.prepare(obs[:, :-1], masks)

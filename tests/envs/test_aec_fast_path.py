@@ -9,12 +9,12 @@ import pytest
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from envs import abracadabra_v0, four_aces_v0
+from envs import abracadabra_v1, four_aces_v0
 
 CONFIGS = [
-    (abracadabra_v0, {"variant": "four"}),
-    (abracadabra_v0, {"variant": "two_dummy", "episode": "match", "target_points": 30}),
-    (abracadabra_v0, {"variant": "three", "call_mode": "auto", "reward": "chips"}),
+    (abracadabra_v1, {"variant": "four"}),
+    (abracadabra_v1, {"variant": "two_dummy", "episode": "match", "target_points": 30}),
+    (abracadabra_v1, {"variant": "three", "call_mode": "auto", "reward": "chips"}),
     (four_aces_v0, {"num_players": 3}),
     (four_aces_v0, {"num_players": 5, "episode": "match", "max_rounds": 4,
                     "reward": "win"}),
@@ -91,7 +91,7 @@ def test_the_shortcuts_of_env_play_the_standard_wrappers_games(config, illegal_a
     assert any(entry[0] == "error" for entry in ours) == (illegal_action == "raise")
 
 
-@pytest.mark.parametrize("module", [abracadabra_v0, four_aces_v0])
+@pytest.mark.parametrize("module", [abracadabra_v1, four_aces_v0])
 def test_order_enforcing_shortcuts_keep_pettingzoo_checks(module):
     env = module.env()
     with pytest.raises(AttributeError, match="before reset"):

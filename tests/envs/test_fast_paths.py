@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from agents.base import sample_legal
-from envs import abracadabra_v0, four_aces_v0
+from envs import abracadabra_v1, four_aces_v0
 from envs.abracadabra import AbracadabraConfig, AbracadabraEngine
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.engine import FourAcesEngine
@@ -125,8 +125,8 @@ def test_batch_of_one_illegal_action_changes_nothing(kind):
 
 
 @pytest.mark.parametrize(("module", "options"), [
-    (abracadabra_v0, dict(variant="four")), (abracadabra_v0, dict(variant="two_dummy")),
-    (abracadabra_v0, dict(variant="three", episode="match")),
+    (abracadabra_v1, dict(variant="four")), (abracadabra_v1, dict(variant="two_dummy")),
+    (abracadabra_v1, dict(variant="three", episode="match")),
     (four_aces_v0, dict(num_players=3)), (four_aces_v0, dict(num_players=5, episode="match")),
 ])
 def test_aec_observation_cache_follows_the_state(module, options):

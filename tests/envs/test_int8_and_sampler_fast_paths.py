@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from pettingzoo.utils import wrappers
 
-from envs import abracadabra_v0, four_aces_v0
+from envs import abracadabra_v1, four_aces_v0
 from envs.abracadabra import AbracadabraConfig, AbracadabraEngine
 from envs.core import sample_uniform_legal, stable_argsort_rows
 from envs.four_aces.config import FourAcesConfig
@@ -168,7 +168,7 @@ def test_sample_uniform_legal_rejects_bad_masks():
 
 
 # -- the wrapper stack of env() ---------------------------------------------------------------
-@pytest.mark.parametrize("module", [abracadabra_v0, four_aces_v0])
+@pytest.mark.parametrize("module", [abracadabra_v1, four_aces_v0])
 def test_env_wrappers_keep_pettingzoo_checks(module):
     env = module.env()
     assert isinstance(env, wrappers.OrderEnforcingWrapper)

@@ -16,14 +16,14 @@ from pettingzoo.test import api_test, seed_test, state_test
 from pettingzoo.utils import average_total_reward
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
-from envs import abracadabra_v0, four_aces_v0, registry
+from envs import abracadabra_v1, four_aces_v0, registry
 from envs.abracadabra.observation import LAYOUT as ABRA_LAYOUT
 from envs.cards import NUM_CARDS
 from envs.core import sample_uniform_legal
 from envs.four_aces.observation import LAYOUT as FOUR_LAYOUT
 from envs.pettingzoo_base import register_aec
 
-MODULES = {"abracadabra": abracadabra_v0, "four_aces": four_aces_v0}
+MODULES = {"abracadabra": abracadabra_v1, "four_aces": four_aces_v0}
 #: (game, options): every table size, both episode kinds; small matches
 CONFIGS = (
     [("abracadabra", {"variant": v, "episode": e, "target_points": 30})
@@ -337,12 +337,12 @@ def test_pettingzoo_state_test_passes_without_warnings(game, options):
 
 # -- the true observation bounds ---------------------------------------------------------------
 def test_observation_bounds_are_the_true_bounds_of_each_segment():
-    low, high = abracadabra_v0.observation_bounds(registry.make_config("abracadabra"))
+    low, high = abracadabra_v1.observation_bounds(registry.make_config("abracadabra"))
     assert (low == 0).all() and high.max() == pytest.approx(1.7)
     assert high[ABRA_LAYOUT["scores"]] == pytest.approx((40 + 13 + 8) / 100)  # S1–S3
     assert high[ABRA_LAYOUT["pot"]] == pytest.approx((4 + 13) / 10)  # C2, D2: 4 antes, 13
     assert (high[:ABRA_LAYOUT["scores"].start] == 1).all()
-    low, high = abracadabra_v0.observation_bounds(registry.make_config(
+    low, high = abracadabra_v1.observation_bounds(registry.make_config(
         "abracadabra", variant="two", episode="match", target_points=50, max_deals=10))
     assert high[ABRA_LAYOUT["scores"]] == pytest.approx((20 + 12 + 8 + 49) / 50)
     assert high[ABRA_LAYOUT["pot"]] == pytest.approx(10 * (2 + 12) / 10)
@@ -418,8 +418,18 @@ def test_registers_only_where_pettingzoo_has_a_registry():
     """PettingZoo >= 1.27 has ``pettingzoo.make`` and its registry; 1.24 has neither and
     the env modules import and work without registering."""
     has_registry = importlib.util.find_spec("pettingzoo.env_registry") is not None
-    assert register_aec("cardgames/abracadabra_v0", "envs.abracadabra_v0:env") is has_registry
+    assert register_aec("cardgames/abracadabra_v1", "envs.abracadabra_v1:env") is has_registry
     if has_registry:
         from pettingzoo.env_registry.registration import aec_registry
 
-        assert {"cardgames/abracadabra-v0", "cardgames/four_aces-v0"} <= set(aec_registry)
+        assert {"cardgames/abracadabra-v1", "cardgames/four_aces-v0"} <= set(aec_registry)
+
+
+def test_abracadabra_v0_says_to_use_v1():
+    """The observation changed in v1 (``voids``): the old version's constructors raise,
+    naming the new one, as PettingZoo's deprecated versions do."""
+    from envs import abracadabra_v0
+
+    for make in (abracadabra_v0.env, abracadabra_v0.raw_env):
+        with pytest.raises(abracadabra_v0.DeprecatedEnv, match="abracadabra_v1"):
+            make(variant="four")

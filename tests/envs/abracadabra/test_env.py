@@ -1,4 +1,4 @@
-"""The PettingZoo adapter ``abracadabra_v0``: API conformance, seeding, options, bad inputs,
+"""The PettingZoo adapter ``abracadabra_v1``: API conformance, seeding, options, bad inputs,
 rendering, and the framework-free rules engine."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from envs import abracadabra_v0
+from envs import abracadabra_v1
 from envs.abracadabra import (
     ACTION_NAMES,
     LAYOUT,
@@ -38,20 +38,20 @@ FOUR_HANDS = [
 @pytest.mark.parametrize("episode", ["deal", "match"])
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_pettingzoo_api_test(variant, episode):
-    env = abracadabra_v0.env(variant=variant, episode=episode, target_points=30)
+    env = abracadabra_v1.env(variant=variant, episode=episode, target_points=30)
     api_test(env, num_cycles=200)
 
 
 @pytest.mark.parametrize("episode", ["deal", "match"])
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_pettingzoo_seed_test(variant, episode):
-    seed_test(functools.partial(abracadabra_v0.env, variant=variant, episode=episode,
+    seed_test(functools.partial(abracadabra_v1.env, variant=variant, episode=episode,
                                 target_points=30), num_cycles=100)
 
 
 def test_same_seed_same_deal_different_seed_different_deal():
     def hand(seed):
-        env = abracadabra_v0.env()
+        env = abracadabra_v1.env()
         env.reset(seed=seed)
         return env.observe(env.agent_selection)["observation"][LAYOUT["hand"]]
 
@@ -60,10 +60,10 @@ def test_same_seed_same_deal_different_seed_different_deal():
 
 
 def test_metadata_spaces_and_action_names():
-    env = abracadabra_v0.env(variant="two_dummy")
+    env = abracadabra_v1.env(variant="two_dummy")
     env.reset(seed=0)
     raw = env.unwrapped
-    assert raw.metadata["name"] == "abracadabra_v0"
+    assert raw.metadata["name"] == "abracadabra_v1"
     assert raw.possible_agents == ["player_0", "player_1"]  # the dummy is no agent
     assert raw.action_names == list(ACTION_NAMES) and len(raw.action_names) == NUM_ACTIONS
     assert raw.action_names[:2] == ["bid:0", "bid:1"]
@@ -84,13 +84,13 @@ def test_registered_in_pettingzoo_registry():
     if not hasattr(pettingzoo, "make"):
         pytest.skip(f"PettingZoo {pettingzoo.__version__} has no registry (pettingzoo.make "
                     "came in 1.27): nothing to register in")
-    env = pettingzoo.make("aec", "cardgames/abracadabra_v0", variant="three")
-    assert env.unwrapped.metadata["name"] == "abracadabra_v0"
+    env = pettingzoo.make("aec", "cardgames/abracadabra_v1", variant="three")
+    assert env.unwrapped.metadata["name"] == "abracadabra_v1"
     assert len(env.unwrapped.possible_agents) == 3
 
 
 def test_docstring_holds_the_observation_and_action_tables():
-    doc = abracadabra_v0.__doc__
+    doc = abracadabra_v1.__doc__
     for line in LAYOUT.table().splitlines():
         assert line.rstrip() in doc
     for text in ("0..13", "bid:N", "14..66", "67", "68..120", "121", "122", "Version History"):
@@ -98,7 +98,7 @@ def test_docstring_holds_the_observation_and_action_tables():
 
 
 def test_every_seat_gets_its_end_of_deal_reward():
-    env = abracadabra_v0.env(variant="two", reward="points")
+    env = abracadabra_v1.env(variant="two", reward="points")
     env.reset(seed=3)
     rng = np.random.default_rng(0)
     totals = {a: 0.0 for a in env.possible_agents}
@@ -116,7 +116,7 @@ def test_every_seat_gets_its_end_of_deal_reward():
 
 # -- reset options --------------------------------------------------------------------------
 def test_reset_with_fixed_deal():
-    env = abracadabra_v0.env()
+    env = abracadabra_v1.env()
     env.reset(seed=0, options={"dealer": 1, "hands": FOUR_HANDS, "leftover": None})
     assert env.agent_selection == "player_2"  # C1: left of the dealer
     obs = env.observe("player_2")["observation"]
@@ -128,7 +128,7 @@ def test_reset_with_fixed_deal():
 
 
 def test_reset_with_dealer_only_keeps_a_random_deal():
-    env = abracadabra_v0.env(variant="three")
+    env = abracadabra_v1.env(variant="three")
     env.reset(seed=5, options={"dealer": 2})
     assert env.agent_selection == "player_0"
     assert env.unwrapped.engine.state.hands()[0].sum() == 36
@@ -150,7 +150,7 @@ def test_reset_with_dealer_only_keeps_a_random_deal():
     ],
 )
 def test_bad_reset_options_raise(options, message):
-    env = abracadabra_v0.raw_env()
+    env = abracadabra_v1.raw_env()
     env.reset(seed=0)
     before = env.engine.snapshot()
     with pytest.raises(ValueError, match=message):
@@ -191,7 +191,7 @@ def test_card_not_in_variant_deck_raises():
 )
 def test_bad_config_values_raise_naming_the_option(option, value):
     with pytest.raises(ValueError, match=option):
-        abracadabra_v0.env(**{option: value})
+        abracadabra_v1.env(**{option: value})
 
 
 def test_four_needs_the_joker_A1_and_win_needs_a_match():
@@ -204,7 +204,7 @@ def test_four_needs_the_joker_A1_and_win_needs_a_match():
 
 def test_render_mode_is_validated():
     with pytest.raises(ValueError, match="render_mode='svg' is not allowed"):
-        abracadabra_v0.env(render_mode="svg")
+        abracadabra_v1.env(render_mode="svg")
 
 
 @pytest.mark.parametrize(("action", "message"), [
@@ -215,7 +215,7 @@ def test_render_mode_is_validated():
     (1.0, r"action 1\.0 \(float\) is not an action id"),
 ])
 def test_illegal_step_raises_and_changes_nothing(action, message):
-    env = abracadabra_v0.raw_env(variant="two")
+    env = abracadabra_v1.raw_env(variant="two")
     env.reset(seed=0)
     agent = env.agent_selection
     before = env.observe(agent)
@@ -241,7 +241,7 @@ def test_batch_illegal_action_names_the_game_and_changes_no_game():
 # -- rendering ------------------------------------------------------------------------------
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_render_ansi_shows_own_hand(variant):
-    env = abracadabra_v0.env(variant=variant, render_mode="ansi")
+    env = abracadabra_v1.env(variant=variant, render_mode="ansi")
     env.reset(seed=0)
     for _ in range(env.unwrapped.engine.num_players + 3):
         mask = env.observe(env.agent_selection)["action_mask"]
@@ -256,7 +256,7 @@ def test_render_ansi_shows_own_hand(variant):
 
 
 def test_render_human_prints(capsys):
-    env = abracadabra_v0.env(render_mode="human")
+    env = abracadabra_v1.env(render_mode="human")
     env.reset(seed=0)
     assert env.render() is None
     assert "Your hand" in capsys.readouterr().out

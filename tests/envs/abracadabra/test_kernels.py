@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from envs.abracadabra import AbracadabraConfig, AbracadabraEngine
+from envs.abracadabra.observation import V0_SIZE
 from envs.abracadabra.rules import (
     BID_OFFSET,
     BID_VALUE,
@@ -233,16 +234,21 @@ def trajectory_hash(options: dict, batch_size: int, steps: int, seed: int) -> st
     def put_state() -> None:
         h.put_state(e)
 
+    def put_observation(obs: np.ndarray) -> None:
+        # the recorded observations are abracadabra_v0's: v1 appended "voids"
+        # (tests/envs/abracadabra/test_observation.py checks that segment)
+        put(obs[..., :V0_SIZE])
+
     for t in range(steps):
         seats = rng.integers(0, P, B)
-        put(e.observe())
-        put(e.observe(seats))
+        put_observation(e.observe())
+        put_observation(e.observe(seats))
         if int8:
-            put(e.observe(dtype=np.int8))
-            put(e.observe(seats, dtype=np.int8))
+            put_observation(e.observe(dtype=np.int8))
+            put_observation(e.observe(seats, dtype=np.int8))
         for seat in range(P):
             e.observe_one(seat, row)
-            put(row)
+            put_observation(row)
         mask = e.legal_action_mask()
         put(mask)
         active = rng.random(B) < 0.75 if t % 4 == 1 else None

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from envs.abracadabra import LAYOUT, AbracadabraConfig, AbracadabraEngine
-from envs.abracadabra.rules import Phase
+from envs.abracadabra.rules import EFFECTIVE_SUIT, PLAY_OFFSET, Phase
 from envs.cards import NUM_CARDS
 
 
 def reference_observe(e: AbracadabraEngine, seats: np.ndarray | None = None) -> np.ndarray:
-    """float32 [B, 755], segment by segment: the plain reference encoder."""
+    """float32 [B, 771], segment by segment: the plain reference encoder."""
     B, P, H, E = e.batch_size, e.num_players, e.num_hands, e.cards_each
     L = LAYOUT
     col = {seg.name: seg.start for seg in L}
@@ -78,6 +78,12 @@ def reference_observe(e: AbracadabraEngine, seats: np.ndarray | None = None) -> 
     out[:, col["pot"]] = e.pot / (10.0 * e.config.ante)
     if e.config.episode == "match":
         out[:, col["deal_number"]] = e.state.deals_done / e.config.deals_limit
+    # voids: the public record's cards, by effective suit under the deal's trump (B3)
+    suit_of = EFFECTIVE_SUIT[e.state.trump.astype(np.int64) + 1]  # [B, 53]
+    known_out = e.state.voids()[rows[:, None], hand_at]  # [B, H, 53]
+    for suit in range(4):
+        in_suit = (suit_of == suit)[:, None, :]
+        out[:, col["voids"] + suit : col["voids"] + 4 * H : 4] = (known_out & in_suit).any(2)
     return out
 
 
@@ -131,3 +137,41 @@ def test_observe_returns_a_fresh_array():
     a = engine.observe()
     a[:] = 7.0
     assert (engine.observe() <= 1.0).all()
+
+
+@pytest.mark.parametrize("variant", ["four", "three", "two_dummy", "two"])
+def test_voids_are_the_suits_a_hand_did_not_follow(variant):
+    """E2, B3: the observation's ``voids`` (per relative hand slot and effective suit) are
+    exactly the suits led that the hand did not follow, tracked here from the play itself,
+    not from the engine's record; the joker led without trump (a suit of its own) makes no
+    void."""
+    engine = AbracadabraEngine(AbracadabraConfig(variant=variant), 32)
+    engine.reset(seed=5)
+    P, H, B = engine.num_players, engine.num_hands, engine.batch_size
+    rng = np.random.default_rng(2)
+    void = np.zeros((B, H, 4), bool)  # by hand index, tracked from the play
+    seen = 0
+    for _ in range(400):
+        st = engine.state
+        seats = rng.integers(0, P, B)
+        voids = engine.observe(seats)[:, LAYOUT["voids"]].reshape(B, 4, 4)
+        for g in range(B):
+            for slot in range(H):
+                hand = (seats[g] + slot) % P if slot < P else slot
+                np.testing.assert_array_equal(voids[g, slot], void[g, hand], f"game {g}")
+            assert not voids[g, H:].any()
+        mask = engine.legal_action_mask()
+        actions = np.argmax(rng.random(mask.shape) * mask, axis=1)
+        for g in np.flatnonzero(st.phase == Phase.PLAY):
+            suit_of = EFFECTIVE_SUIT[st.trump[g] + 1]
+            led = st.trick[g, st.leader[g]]
+            card = actions[g] - PLAY_OFFSET
+            if led >= 0 and suit_of[led] >= 0 and suit_of[card] != suit_of[led]:
+                void[g, st.to_play[g], suit_of[led]] = True
+        engine.step(actions)
+        seen += int(void.sum())
+        done = engine.game_over.copy()
+        if done.any():
+            engine.reset(games=done)
+            void[done] = False
+    assert seen > 0
