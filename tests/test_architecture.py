@@ -17,12 +17,13 @@ Within layer 2 the one direction allowed is training -> arena: training's period
 evaluation plays the arena's duplicate-deal tournament; arena never imports training.
 
 The rules engines stay framework-free: only the PettingZoo adapters
-(``envs/*_v0.py``, ``envs/pettingzoo_base.py``) import pettingzoo or gymnasium.
+(``envs/<game>_v<N>.py``, ``envs/pettingzoo_base.py``) import pettingzoo or gymnasium.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -59,7 +60,7 @@ FRAMEWORKS = ("pettingzoo", "gymnasium", "gym")
 def is_adapter(module: str) -> bool:
     """True for the modules that may import pettingzoo/gymnasium inside ``envs``."""
     return module == "envs.pettingzoo_base" or (
-        module.count(".") == 1 and module.endswith("_v0")
+        module.count(".") == 1 and re.search(r"_v\d+$", module) is not None
     )
 
 
@@ -315,7 +316,7 @@ def test_layer_table_is_complete(package: str) -> None:
 
 
 def test_rules_engines_import_no_rl_framework() -> None:
-    """Only ``envs/*_v0.py`` and ``envs/pettingzoo_base.py`` import pettingzoo or
+    """Only ``envs/<game>_v<N>.py`` and ``envs/pettingzoo_base.py`` import pettingzoo or
     gymnasium; the engines, cards, core and registry do not, anywhere in their code."""
     wrong = [
         imp.where()
