@@ -27,9 +27,9 @@ def fake_clock(tick: float):
 
 
 def test_step_bytes_by_hand():
-    # Abracadabra `four`: 755 observation entries, 123 actions
-    assert step_bytes(755, 123, "float32") == 755 * 4 + 123  # 3,143
-    assert step_bytes(755, 123, "int8") == 755 + 123  # 878
+    # Abracadabra `four`: 771 observation entries, 123 actions
+    assert step_bytes(771, 123, "float32") == 771 * 4 + 123  # 3,207
+    assert step_bytes(771, 123, "int8") == 771 + 123  # 894
     # Four Aces: 450 entries, 54 actions
     assert step_bytes(450, 54, "float32") == 1854
     assert achieved_bandwidth(3143, 1_000_000) == 3.143e9
