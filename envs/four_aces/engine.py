@@ -27,9 +27,10 @@ Actions: the table of :mod:`envs.four_aces.rules` (0..52 ``discard:<card>``, 53 
 
 One code path per rule, whatever the batch size: the deal (G2–G4, H1), the turn (mask,
 step) and the observation run as compiled loops over the games
-(:mod:`envs.four_aces.kernels`, numba), and so does the scoring of a round's sets (K2/K3,
-:func:`envs.four_aces.scoring.score_presence`); the end of a round around it (K1, K4:
-totals, winners, rewards) is numpy here, on the games that need it.
+(:mod:`envs.four_aces.kernels`, numba), and so does the end of a round (K1–K4: the
+scoring cards, four aces, the points by the compiled scorer of
+:mod:`envs.four_aces.scoring`, totals, winners, rewards, the match end), on the games
+whose round ended.
 
 Randomness is counter-based (envs.core): each game owns a 64-bit key; the dealer draw of
 round r is ``shuffled(key, 2r, FULL_DECK)`` and its deal ``shuffled(key, 2r + 1,
@@ -80,7 +81,7 @@ from envs.four_aces.rules import (
     NUM_ACTIONS,
     TABLE_CARDS,
 )
-from envs.four_aces.scoring import score_presence
+from envs.four_aces.scoring import MAX_CARDS, score_presence, scorer_tables
 from envs.four_aces.state import FourAcesState
 
 #: buckets of the deal's sort (kernels.stable_order): about one per card
@@ -320,8 +321,7 @@ class FourAcesEngine(BatchEngine):
         raises ``ValueError`` naming it (and the game, in a batch) before anything changes.
 
         The turns are played by :func:`~envs.four_aces.kernels.step_games` (H1–H4, G6,
-        G7); the games whose round ended are then scored here (:meth:`_end_round`,
-        K1–K4)."""
+        G7); the games whose round ended are then scored (:meth:`_end_round`, K1–K4)."""
         B = self.batch_size
         actions = check_actions(actions, B)
         active = check_active(active, B)
@@ -344,67 +344,43 @@ class FourAcesEngine(BatchEngine):
     # round end: K1–K4
     # ==================================================================================
     def _end_round(self, g: np.ndarray, rewards: np.ndarray) -> None:
-        """Score the round of games ``g``, pay rewards, end the match or deal anew."""
+        """Score the round of games ``g`` (distinct), add their rewards to ``rewards``
+        (float32 [B, P]), end the match or deal anew: one compiled loop over the games
+        (:func:`~envs.four_aces.kernels.end_rounds`, K1–K4). The games whose match goes on
+        are dealt here (:meth:`_start_round`); four aces in that deal's pre-fill (G4, H4)
+        end their round, and so the match, at once, within the same step."""
         P = self.num_players
         cfg = self.config
         st = self.state
         n = len(g)
-        four = st.four_aces_now[g].astype(np.int64)  # H4 during the round
-        # K1: scoring cards = non-joker hand + table cards
-        scoring = st.hand[g, :, :JOKER] + st.table[g, :, :JOKER]  # [n, P, 52] of 0/1
-        k1 = scoring[:, :, ACES].all(axis=2)
-        four = np.where((four < 0) & k1.any(axis=1), np.argmax(k1, axis=1), four)
-        points = np.zeros((n, P), dtype=np.int32)
-        normal = four < 0
-        if normal.any():
-            present = scoring[normal].reshape(-1, JOKER)
-            points[normal] = score_presence(present, cfg.scoring).reshape(-1, P)
-        won = np.flatnonzero(~normal)
-        points[won, four[won]] = cfg.target_points  # four aces convention (K1/H4)
-        st.last_points[g] = points
-        st.four_aces_winner[g] = four
-        st.totals[g] += points
-        st.rounds_played[g] += 1
-        st.deal_over[g] = True
-        st.has_result[g] = True
-        # K4
-        totals = st.totals[g]
-        if cfg.episode == "round":
-            over = np.ones(n, dtype=bool)
-            best = points
-        else:
-            over = (
-                ~normal
-                | (totals.max(axis=1) >= cfg.target_points)
-                | (st.rounds_played[g] >= cfg.round_limit)
-            )
-            best = totals
-        winners = np.where(
-            normal[:, None],
-            best == best.max(axis=1, keepdims=True),
-            np.arange(P)[None, :] == four[:, None],
-        )
-        winners &= over[:, None]
-        st.winners[g] = winners
-        st.match_over[g] = over
-        # rewards: every seat receives its reward now
-        if cfg.reward == "points":
-            rewards[g] += points
-        elif cfg.reward == "relative":
-            rewards[g] += points - (points.sum(axis=1, keepdims=True) - points) / (P - 1)
-        else:  # "win": zero-sum at match end
-            w = winners.sum(axis=1, keepdims=True)
-            share = np.where(winners, 1.0 / np.maximum(w, 1), -1.0 / np.maximum(P - w, 1))
-            rewards[g] += np.where(over[:, None] & (w < P), share, 0.0).astype(np.float32)
-        done = g[over]
-        st.game_over[done] = True
-        st.current_player[done] = -1
-        more = g[~over]
-        if len(more):  # match mode: the next round is dealt within this step
+        more = np.empty(n, dtype=np.intp)
+        bad, m = kernels.end_rounds(
+            g, cfg.episode == "round", kernels.REWARD_MODES.index(cfg.reward),
+            cfg.target_points, cfg.round_limit, st.four_aces_now, st.hand, st.table,
+            st.last_points, st.four_aces_winner, st.totals, st.rounds_played, st.deal_over,
+            st.has_result, st.winners, st.match_over, st.game_over, st.current_player,
+            rewards, *scorer_tables(cfg.scoring),
+            np.empty(n, np.int64), np.empty((n, P), np.int32), np.empty(MAX_CARDS, np.int64),
+            more)  # scratch, then the output
+        if bad >= 0:  # nothing has changed
+            self._check_sets(g)  # raises
+        if m:  # match mode: the next round is dealt within this step
+            more = more[:m]
             self._start_round(more)
             again = more[st.four_aces_now[more] >= 0]  # H4 during the pre-fill (G4)
             if len(again):
                 self._end_round(again, rewards)
+
+    def _check_sets(self, g: np.ndarray) -> None:
+        """Raise the ``ValueError`` of :func:`~envs.four_aces.scoring.score_presence` for
+        the scoring cards (K1) of games ``g`` that are not sets of at most ``MAX_CARDS``
+        cards (a state the engine did not deal): the numpy code the round-end kernel
+        replaced, which that kernel's check follows."""
+        st = self.state
+        scoring = st.hand[g, :, :JOKER] + st.table[g, :, :JOKER]  # [n, P, 52]
+        k1 = scoring[:, :, ACES].all(axis=2)
+        normal = (st.four_aces_now[g] < 0) & ~k1.any(axis=1)
+        score_presence(scoring[normal].reshape(-1, JOKER), self.config.scoring)
 
     def result(self, game: int = 0) -> dict | None:
         """``info["result"]``: the last finished round of ``game`` (None before any)."""

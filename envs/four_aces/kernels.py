@@ -16,10 +16,13 @@ same code. One function per step of the rules:
 5. :func:`play_turn` — one turn, and whether it ends the round (H3 stock empty, H4 four
    aces); otherwise the turn passes left (H1);
 6. :func:`step_games` — the batch: every action checked before anything changes, then
-   each live game's turn; it lists the games whose round ended. The engine's
-   ``_end_round`` scores them (K1–K4, the sets by the compiled scorer of
-   :mod:`envs.four_aces.scoring`) and deals anew through 7.;
-7. :func:`start_rounds` — a new round in the games listed: the dealer draw
+   each live game's turn; it lists the games whose round ended;
+7. :func:`end_rounds` — the round end of the games listed (K1–K4): the scoring cards
+   (:func:`scoring_cards`) and four aces (:func:`has_four_aces`), the points (the
+   compiled scorer :func:`envs.four_aces.scoring.score_set`), totals, winners, rewards
+   (:func:`add_rewards`) and the match end; it lists the games whose match goes on, and
+   the engine deals them anew through 8.;
+8. :func:`start_rounds` — a new round in the games listed: the dealer draw
    (:func:`ace_of_spades_place`, G2), the shuffle (:func:`~envs.core.shuffle_order`) and the
    deal (:func:`deal_round`, G3), the pre-fill
    (:func:`prefill`, G4, drawing through :func:`draw_card`) and the first mover (H1).
@@ -50,6 +53,7 @@ from envs.four_aces.rules import (
     IS_ACE,
     TABLE_CARDS,
 )
+from envs.four_aces.scoring import popcount, score_set
 
 # numba freezes module globals at compile time: plain ints, numpy scalars (their dtype
 # kept) and read-only arrays
@@ -59,6 +63,10 @@ _FULL_DECK = FULL_DECK.copy()
 _ACES.flags.writeable = _IS_ACE.flags.writeable = _FULL_DECK.flags.writeable = False
 _ONE = np.uint64(1)
 _TWO = np.uint64(2)
+
+#: the config's ``reward`` as :func:`end_rounds` takes it: its index here
+REWARD_MODES = ("points", "relative", "win")
+_POINTS, _RELATIVE, _WIN = 0, 1, 2
 
 
 # ==========================================================================================
@@ -227,6 +235,158 @@ def step_games(actions: np.ndarray, active: np.ndarray | None, ended: np.ndarray
             ended[n] = g
             n += 1
     return -1, n
+
+
+# ==========================================================================================
+# the round's end: K1, K2, K3, K4
+# ==========================================================================================
+@kernel
+def has_four_aces(g: int, s: int, hand: np.ndarray, table: np.ndarray) -> bool:
+    """K1: all four aces are among seat ``s``'s scoring cards (hand and table) in game
+    ``g`` (their int8 sums are not 0, as in :func:`scoring_cards`)."""
+    held = 0
+    for ace in _ACES:
+        held += np.int8(hand[g, s, ace] + table[g, s, ace]) != 0
+    return held == len(_ACES)
+
+
+@kernel
+def scoring_cards(g: int, s: int, hand: np.ndarray, table: np.ndarray,
+                  max_cards: int) -> int:
+    """K1: seat ``s``'s scoring cards in game ``g``, the non-joker cards of his hand and
+    table, as a 52-bit mask (bit c = card c); -1 when they are not a set of at most
+    ``max_cards`` cards (a count other than 0 or 1: a state the engine did not deal).
+    A count is the int8 sum, as in the numpy code the kernel replaced."""
+    bits = np.int64(0)
+    other = 0  # not 0 when a count is neither 0 nor 1
+    for c in range(JOKER):
+        n = np.int8(hand[g, s, c] + table[g, s, c])
+        bits |= np.int64(n != 0) << c
+        other |= n & ~1
+    return bits if other == 0 and popcount(bits) <= max_cards else -1
+
+
+@kernel
+def add_rewards(g: int, i: int, mode: int, over: bool, points: np.ndarray,
+                winners: np.ndarray, rewards: np.ndarray) -> None:
+    """Add game ``g``'s rewards of the round just scored (``points[i]``) to
+    ``rewards[g]`` (float32 [B, P]), every seat at once, for the config's ``reward``
+    (:data:`REWARD_MODES`): ``points``: the round points; ``relative``: own points minus
+    the mean of the others'; ``win`` (K4, zero-sum at the match end, ``over``): 1/w to
+    each of the w winners and -1/(P - w) to the others, 0 if all win. Bit for bit the
+    numpy code's: ``points`` and ``relative`` are summed in float64 and rounded to float32
+    once; ``win`` adds the float32 share in float32."""
+    P = rewards.shape[1]
+    if mode == _POINTS:
+        for s in range(P):
+            rewards[g, s] = np.float32(np.float64(rewards[g, s]) + np.float64(points[i, s]))
+    elif mode == _RELATIVE:
+        total = np.int64(0)
+        for s in range(P):
+            total += points[i, s]
+        for s in range(P):
+            p = points[i, s]
+            x = np.float64(p) - np.float64(total - p) / np.float64(P - 1)
+            rewards[g, s] = np.float32(np.float64(rewards[g, s]) + x)
+    else:  # _WIN
+        w = 0
+        for s in range(P):
+            w += winners[g, s]
+        for s in range(P):
+            share = 0.0
+            if over and w < P:
+                share = 1.0 / max(w, 1) if winners[g, s] else -1.0 / max(P - w, 1)
+            rewards[g, s] += np.float32(share)
+
+
+@kernel
+def end_rounds(games: np.ndarray, round_episode: bool, reward_mode: int, target_points: int,
+               round_limit: int, four_aces_now: np.ndarray, hand: np.ndarray,
+               table: np.ndarray, last_points: np.ndarray, four_aces_winner: np.ndarray,
+               totals: np.ndarray, rounds_played: np.ndarray, deal_over: np.ndarray,
+               has_result: np.ndarray, winners: np.ndarray, match_over: np.ndarray,
+               game_over: np.ndarray, current_player: np.ndarray, rewards: np.ndarray,
+               strict: bool, start: np.ndarray, count: np.ndarray, rank_side: np.ndarray,
+               loose_ok: np.ndarray, rank_value: np.ndarray, suit_loose: np.ndarray,
+               ternary: np.ndarray, suit_free: np.ndarray, pattern_weight: np.ndarray,
+               four: np.ndarray, points: np.ndarray, slot_cards: np.ndarray,
+               more: np.ndarray) -> tuple[int, int]:
+    """End the round of each game of ``games`` (distinct indices): score it, pay the
+    rewards into ``rewards`` (float32 [B, P], added), end the match or list the game in
+    ``more`` (int [len(games)]) to be dealt anew. ``round_episode``: an episode is one
+    round; ``reward_mode``: the index of the config's ``reward`` in
+    :data:`REWARD_MODES`.
+
+    First every game is scored into the scratch ``four`` (int64 [n]) and ``points``
+    (int32 [n, P]), nothing else written:
+
+    * K1/H4: the four-aces winner is ``four_aces_now[g]`` (during the round), else the
+      first seat with all four aces among his scoring cards (:func:`has_four_aces`);
+      he gets ``target_points``, the others 0;
+    * K2/K3: else every seat's scoring cards (:func:`scoring_cards`) are scored by
+      :func:`~envs.four_aces.scoring.score_set` (``strict`` .. ``pattern_weight`` from
+      :func:`~envs.four_aces.scoring.scorer_tables`; ``slot_cards`` its
+      scratch). A set that is not one (a state the engine did not deal) stops here:
+      ``(its index in games, 0)`` is returned and nothing has changed.
+
+    Then per game: ``last_points``, ``four_aces_winner``, ``totals``, ``rounds_played``,
+    ``deal_over`` and ``has_result``; K4: the episode is over after every round in a
+    round episode, else on four aces, when a total reaches ``target_points`` or after
+    ``round_limit`` rounds; the winners (set only then) have the highest round points
+    (round episode) or total, or the four aces; the rewards (:func:`add_rewards`); an
+    ended game gets ``game_over`` and no current player (-1). Returns ``(-1, m)``: the
+    first m entries of ``more`` are the games whose match goes on, in ``games``' order."""
+    P = hand.shape[1]
+    n = games.shape[0]
+    for i in range(n):
+        g = games[i]
+        f = np.int64(four_aces_now[g])  # H4 during the round
+        if f < 0:
+            for s in range(P):
+                if has_four_aces(g, s, hand, table):  # K1
+                    f = s
+                    break
+        four[i] = f
+        if f >= 0:
+            for s in range(P):
+                points[i, s] = target_points if s == f else 0
+            continue
+        for s in range(P):
+            bits = scoring_cards(g, s, hand, table, slot_cards.shape[0])
+            if bits < 0:
+                return i, 0
+            points[i, s] = score_set(bits, strict, start, count, rank_side, loose_ok,
+                                     rank_value, suit_loose, ternary, suit_free,
+                                     pattern_weight, slot_cards)
+    m = 0
+    for i in range(n):
+        g = games[i]
+        f = four[i]
+        high_points = high_total = np.int64(-(1 << 62))
+        for s in range(P):
+            last_points[g, s] = points[i, s]
+            totals[g, s] += points[i, s]
+            high_points = max(high_points, points[i, s])
+            high_total = max(high_total, totals[g, s])
+        four_aces_winner[g] = f
+        rounds_played[g] += 1
+        deal_over[g] = True
+        has_result[g] = True
+        over = (round_episode or f >= 0 or high_total >= target_points
+                or rounds_played[g] >= round_limit)  # K4
+        high = high_points if round_episode else high_total
+        for s in range(P):
+            best = points[i, s] if round_episode else totals[g, s]
+            winners[g, s] = over and (best == high if f < 0 else s == f)
+        match_over[g] = over
+        add_rewards(g, i, reward_mode, over, points, winners, rewards)
+        if over:
+            game_over[g] = True
+            current_player[g] = -1
+        else:
+            more[m] = g
+            m += 1
+    return -1, m
 
 
 # ==========================================================================================

@@ -46,9 +46,11 @@ and loose cards.
   (4, 4, 2) has 1 323.
 
 So a set is scored by a loop over its pattern's options, each a few table lookups, and
-the best option wins: :func:`score_presence` runs it compiled, a set at a time
-(:func:`_score_rows`; 50 times faster than the earlier vectorised numpy version of the
-same algorithm at every batch size, with identical scores). :func:`score_cards` (one
+the best option wins. :func:`score_set` runs it compiled on one set (a 52-bit mask), for
+:func:`score_presence` (a set at a time, :func:`_score_rows`; 50 times faster than the
+earlier vectorised numpy version of the same algorithm at every batch size, with
+identical scores) and for the engine's compiled round end
+(:func:`envs.four_aces.kernels.end_rounds`, K1–K4). :func:`score_cards` (one
 set) runs it again in plain Python, written independently, and caches its results. The
 tests compare both with an exhaustive partition search and with a bitmask DP over every
 subset (``tests/envs/four_aces/test_scoring_fast_paths.py``).
@@ -57,7 +59,7 @@ subset (``tests/envs/four_aces/test_scoring_fast_paths.py``).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -90,6 +92,8 @@ __all__ = [
 ]
 
 _RANK_MASK = np.int64((1 << NUM_RANKS) - 1)
+#: rank 0 of every suit: ``ranks * _SUIT_COLUMN`` is the rank mask ``ranks`` in all 4 suits
+_SUIT_COLUMN = np.int64(sum(1 << (suit * NUM_RANKS) for suit in range(4)))
 
 
 def score_presence(present: np.ndarray, scoring: str = "strict") -> np.ndarray:
@@ -110,13 +114,8 @@ def score_presence(present: np.ndarray, scoring: str = "strict") -> np.ndarray:
     if not len(present):
         return np.zeros(0, dtype=np.int32)
     present = np.ascontiguousarray(present, dtype=np.int8)
-    t = tables()
-    options = t.strict if scoring == "strict" else t.free
     out = np.empty(len(present), dtype=np.int32)
-    bad = _score_rows(present, scoring == "strict", options.start, options.count,
-                      options.rank_side, options.loose_ok, options.rank_value, t.suit_loose,
-                      t.ternary, t.suit_free, PATTERN_WEIGHT, np.empty(NUM_RANKS, np.int64),
-                      np.empty(MAX_CARDS, np.int64), out)
+    bad = _score_rows(present, *scorer_tables(scoring), np.empty(MAX_CARDS, np.int64), out)
     if bad >= 0:
         row = present[bad]
         raise ValueError(f"present row {bad} holds {np.count_nonzero(row)} cards with values "
@@ -125,70 +124,113 @@ def score_presence(present: np.ndarray, scoring: str = "strict") -> np.ndarray:
     return out
 
 
+@cache
+def scorer_tables(scoring: str) -> tuple:
+    """The arguments of :func:`score_set` after ``bits``, up to its scratch, for
+    ``scoring`` (``"strict"`` or ``"free"``, K3, not checked): ``strict`` and the static
+    tables of :func:`~envs.four_aces.scoring_tables.tables` (``start`` .. ``suit_free``)
+    and ``pattern_weight``. Built once per mode; every compiled caller of
+    :func:`score_set` takes them in this order."""
+    t = tables()
+    options = t.strict if scoring == "strict" else t.free
+    return (scoring == "strict", options.start, options.count, options.rank_side,
+            options.loose_ok, options.rank_value, t.suit_loose, t.ternary, t.suit_free,
+            PATTERN_WEIGHT)
+
+
+@kernel
+def popcount(x: int) -> int:
+    """The number of bits set in ``x`` (0 <= x < 2**63), without a loop."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (x * 0x0101010101010101) >> 56  # wraps: the top byte is the sum of the bytes
+
+
+@kernel
+def score_set(bits: int, strict: bool, start: np.ndarray, count: np.ndarray,
+              rank_side: np.ndarray, loose_ok: np.ndarray, rank_value: np.ndarray,
+              suit_loose: np.ndarray, ternary: np.ndarray, suit_free: np.ndarray,
+              pattern_weight: np.ndarray, slot_cards: np.ndarray) -> int:
+    """The K2/K3 score of one set of cards, ``bits`` (int64, bit c = card c of 0..51),
+    by the algorithm of the module doc; it must hold at most ``len(slot_cards)``
+    (:data:`MAX_CARDS`) cards, else the tables are read out of bounds (the callers check).
+
+    Per rank, the number of suits holding it comes from a bitwise adder of the four
+    13-bit suit masks: the ranks held once (their cards are unique), twice, three and four
+    times, hence the pattern. The shared cards fill ``slot_cards`` (int64 [MAX_CARDS],
+    scratch) in slot order: by count descending, then rank, then suit. Every option of the
+    pattern is then scored with the option tables (``strict`` .. ``pattern_weight``, see
+    :func:`scorer_tables`) and the best kept. Compiled callers: :func:`_score_rows` and the
+    engine's round end (:func:`envs.four_aces.kernels.end_rounds`)."""
+    a = bits & _RANK_MASK
+    b = (bits >> NUM_RANKS) & _RANK_MASK
+    c = (bits >> 2 * NUM_RANKS) & _RANK_MASK
+    d = (bits >> 3 * NUM_RANKS) & _RANK_MASK
+    # a rank's count = ones + 2 (carry + carry_ab + carry_cd); carry excludes the others
+    ab, cd = a ^ b, c ^ d
+    ones, carry, carry_ab, carry_cd = ab ^ cd, ab & cd, a & b, c & d
+    twos = carry ^ carry_ab ^ carry_cd
+    held4 = carry_ab & carry_cd
+    held3 = twos & ones
+    held2 = twos & ~ones
+    held1 = ones & ~twos
+    pattern = (pattern_weight[0] * (NUM_RANKS - popcount(a | b | c | d))
+               + pattern_weight[1] * popcount(held1) + pattern_weight[2] * popcount(held2)
+               + pattern_weight[3] * popcount(held3) + pattern_weight[4] * popcount(held4))
+    unique_bits = bits & (held1 * _SUIT_COLUMN)
+    shared = 0
+    for held in (held4, held3, held2):
+        r = 0
+        while held:
+            if held & 1:
+                for suit in range(4):
+                    card = suit * NUM_RANKS + r
+                    if (bits >> card) & 1:
+                        slot_cards[shared] = card
+                        shared += 1
+            held >>= 1
+            r += 1
+    best = np.int64(-(1 << 30))
+    for option in range(start[pattern], start[pattern] + count[pattern]):
+        kept = bits
+        loose = unique_bits
+        for k in range(shared):
+            bit = np.int64(1) << slot_cards[k]
+            kept -= bit * rank_side[option, k]
+            loose += bit * loose_ok[option, k]
+        value = np.int64(rank_value[option])
+        for suit in range(4):
+            shift = suit * NUM_RANKS
+            ranks = (kept >> shift) & _RANK_MASK
+            if strict:
+                value += suit_loose[ternary[ranks] + ternary[(loose >> shift) & _RANK_MASK]]
+            else:
+                value += suit_free[ranks]
+        best = max(best, value)
+    return best
+
+
 @kernel
 def _score_rows(present, strict, start, count, rank_side, loose_ok, rank_value, suit_loose,
-                ternary, suit_free, pattern_weight, per_rank, slot_keys, out):
-    """``out[i]``: the K2/K3 score of the set of 0/1 row ``present[i]`` (int8 [N, 52]), by
-    the algorithm of the module doc, one row at a time. The shared cards' slot keys
-    ``(4 - count) * 1024 + rank * 64 + card`` are kept sorted by insertion; every option
-    of the row's pattern is then scored with the option tables (``start`` .. ``suit_free``
-    from :func:`~envs.four_aces.scoring_tables.tables`) and the best kept. ``per_rank``
-    (int64 [13]) and ``slot_keys`` (int64 [MAX_CARDS]) are scratch. Returns the first
-    row that is not a set of at most MAX_CARDS cards (entries other than 0/1), or -1;
-    nothing is read or written out of bounds for it."""
+                ternary, suit_free, pattern_weight, slot_cards, out):
+    """``out[i]``: the K2/K3 score of the set of 0/1 row ``present[i]`` (int8 [N, 52]),
+    :func:`score_set` of its cards; the arguments from ``strict`` to ``slot_cards`` are
+    those of :func:`score_set`. Returns the first row that is not a set of at most
+    MAX_CARDS cards (entries other than 0/1), or -1; nothing is read or written out of
+    bounds for it."""
     for i in range(present.shape[0]):
-        # the set as a 52-bit integer, and its cards per rank (checked first: a row that
-        # is not a set would index past the tables below)
-        per_rank[:] = 0
-        all_bits = np.int64(0)
-        cards = 0
+        # checked first: a row that is not a set would index past the tables
+        bits = np.int64(0)
+        other = 0  # not 0 when an entry is neither 0 nor 1
         for card in range(4 * NUM_RANKS):
-            if present[i, card] != 0:
-                if present[i, card] != 1:
-                    return i
-                cards += 1
-                per_rank[card % NUM_RANKS] += 1
-                all_bits |= np.int64(1) << card
-        if cards > slot_keys.shape[0]:
+            v = present[i, card]
+            bits |= np.int64(v != 0) << card
+            other |= v & ~1
+        if other != 0 or popcount(bits) > slot_cards.shape[0]:
             return i
-        pattern = 0
-        for r in range(NUM_RANKS):
-            pattern += pattern_weight[per_rank[r]]
-        unique_bits = np.int64(0)
-        shared = 0
-        for card in range(4 * NUM_RANKS):
-            if present[i, card] == 0:
-                continue
-            bit = np.int64(1) << card
-            r = card % NUM_RANKS
-            if per_rank[r] < 2:
-                unique_bits |= bit
-                continue
-            key = (4 - per_rank[r]) * 1024 + r * 64 + card
-            k = shared
-            while k > 0 and slot_keys[k - 1] > key:
-                slot_keys[k] = slot_keys[k - 1]
-                k -= 1
-            slot_keys[k] = key
-            shared += 1
-        best = np.int64(-(1 << 30))
-        for option in range(start[pattern], start[pattern] + count[pattern]):
-            kept = all_bits
-            loose = unique_bits
-            for k in range(shared):
-                bit = np.int64(1) << (slot_keys[k] & 63)
-                kept -= bit * rank_side[option, k]
-                loose += bit * loose_ok[option, k]
-            value = np.int64(rank_value[option])
-            for suit in range(4):
-                shift = suit * NUM_RANKS
-                ranks = (kept >> shift) & _RANK_MASK
-                if strict:
-                    value += suit_loose[ternary[ranks] + ternary[(loose >> shift) & _RANK_MASK]]
-                else:
-                    value += suit_free[ranks]
-            best = max(best, value)
-        out[i] = best
+        out[i] = score_set(bits, strict, start, count, rank_side, loose_ok, rank_value,
+                           suit_loose, ternary, suit_free, pattern_weight, slot_cards)
     return -1
 
 

@@ -10,7 +10,10 @@ one and of thousands.
 * the round's deal (G2–G4, H1: ``kernels.start_rounds``) against a copy of the numpy code
   it replaced, kept here: the same dealer, deal, hands, tables, stock and pre-fill for
   every key, round and batch size, in both dealer modes, for caller-given deals too; its
-  pieces (hash, stable sort, the ace's place) against numpy on ties and extreme keys.
+  pieces (hash, stable sort, the ace's place) against numpy on ties and extreme keys;
+* the round's end (K1–K4: ``kernels.end_rounds``) against a copy of the numpy code it
+  replaced, kept here: every state field and the rewards' bits (added to random float32
+  rewards), in every reward mode, episode and scoring, with four aces by H4 and by K1.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from envs.four_aces.rules import (
     NUM_ACTIONS,
     TABLE_CARDS,
 )
+from envs.four_aces.scoring import score_presence
 from tests.helpers.trajectory_hash import TrajectoryHash
 
 #: the fields a turn may change (the rest belong to the deal and the scoring)
@@ -405,3 +409,96 @@ def test_the_deal_kernels_pieces_equal_numpy_with_ties_and_extreme_keys():
         stable = np.argsort(u, kind="stable")
         stable_order(u, order, ordered, buckets)
         assert np.array_equal(order, stable) and np.array_equal(ordered, u[stable]), i
+
+
+# -- the round's end against the numpy code it replaced ------------------------------------
+def numpy_end_round(st, cfg: FourAcesConfig, g: np.ndarray, rewards: np.ndarray) -> np.ndarray:
+    """The engine's numpy ``_end_round`` before the round-end kernel (K1–K4) on the state
+    ``st``, up to the deal of the next round: returns the games whose match goes on."""
+    P = st.num_players
+    n = len(g)
+    four = st.four_aces_now[g].astype(np.int64)  # H4 during the round
+    scoring = st.hand[g, :, :JOKER] + st.table[g, :, :JOKER]  # K1
+    k1 = scoring[:, :, ACES].all(axis=2)
+    four = np.where((four < 0) & k1.any(axis=1), np.argmax(k1, axis=1), four)
+    points = np.zeros((n, P), dtype=np.int32)
+    normal = four < 0
+    if normal.any():
+        present = scoring[normal].reshape(-1, JOKER)
+        points[normal] = score_presence(present, cfg.scoring).reshape(-1, P)
+    won = np.flatnonzero(~normal)
+    points[won, four[won]] = cfg.target_points
+    st.last_points[g] = points
+    st.four_aces_winner[g] = four
+    st.totals[g] += points
+    st.rounds_played[g] += 1
+    st.deal_over[g] = True
+    st.has_result[g] = True
+    totals = st.totals[g]
+    if cfg.episode == "round":
+        over = np.ones(n, dtype=bool)
+        best = points
+    else:
+        over = (~normal | (totals.max(axis=1) >= cfg.target_points)
+                | (st.rounds_played[g] >= cfg.round_limit))
+        best = totals
+    winners = np.where(normal[:, None], best == best.max(axis=1, keepdims=True),
+                       np.arange(P)[None, :] == four[:, None])
+    winners &= over[:, None]
+    st.winners[g] = winners
+    st.match_over[g] = over
+    if cfg.reward == "points":
+        rewards[g] += points
+    elif cfg.reward == "relative":
+        rewards[g] += points - (points.sum(axis=1, keepdims=True) - points) / (P - 1)
+    else:
+        w = winners.sum(axis=1, keepdims=True)
+        share = np.where(winners, 1.0 / np.maximum(w, 1), -1.0 / np.maximum(P - w, 1))
+        rewards[g] += np.where(over[:, None] & (w < P), share, 0.0).astype(np.float32)
+    st.game_over[g[over]] = True
+    st.current_player[g[over]] = -1
+    return g[~over]
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 5])
+@pytest.mark.parametrize(("episode", "reward"), [("round", "points"), ("round", "relative"),
+                                                 ("match", "points"), ("match", "relative"),
+                                                 ("match", "win")])
+def test_the_round_end_kernel_equals_the_numpy_round_end(num_players, episode, reward):
+    """Every state field and the rewards after ``_end_round`` of random games mid-round
+    equal the numpy code's (then the next round dealt, in match mode): random totals and
+    rounds near the target and the bound, four aces during the round (H4) or among hand
+    and table (K1), both scorings."""
+    P, B = num_players, 300
+    rng = np.random.default_rng(100 * P + len(episode) + len(reward))
+    four_aces = 0
+    for trial in range(6):
+        cfg = FourAcesConfig(num_players=P, episode=episode, reward=reward,
+                             scoring=("strict", "free")[trial % 2], target_points=25,
+                             max_rounds=int(rng.integers(2, 6)))
+        e = FourAcesEngine(cfg, B)
+        e.reset(seed=int(rng.integers(2**31)))
+        for _ in range(int(rng.integers(0, 12))):
+            e.step(sample_uniform_legal(rng, e.legal_action_mask()))
+            if e.game_over.any():
+                e.reset(games=e.game_over)
+        st = e.state
+        st.totals[:] = rng.integers(-30, 30, (B, P))
+        st.rounds_played[:] = rng.integers(0, cfg.round_limit, B)
+        h4 = rng.random(B) < 0.05
+        st.four_aces_now[h4] = rng.integers(0, P, h4.sum())
+        for game in np.flatnonzero(rng.random(B) < 0.05):  # K1: the aces to one seat
+            seat = rng.integers(P)
+            st.hand[game, :, ACES] = 0
+            st.table[game, :, ACES] = 0
+            st.table[game, seat, ACES] = 1
+        g = np.sort(rng.choice(B, int(rng.integers(1, B + 1)), replace=False))
+        rewards = rng.normal(0, 3, (B, P)).astype(np.float32)
+        want, want_rewards = copy.deepcopy(st), rewards.copy()
+        more = numpy_end_round(want, cfg, g, want_rewards)
+        e._with_state(want)._start_round(more)
+        e._end_round(g, rewards)
+        assert_same_state(want, st, ("trial", trial))
+        assert np.array_equal(rewards.view(np.uint32), want_rewards.view(np.uint32)), trial
+        four_aces += int((st.four_aces_winner[g] >= 0).sum())
+    assert four_aces  # H4 and K1 were exercised
