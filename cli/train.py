@@ -18,8 +18,9 @@ from pathlib import Path
 
 from training.config import ALGOS, load_config
 
-#: options that override the config field of the same name
-OVERRIDES = ("total_steps", "max_minutes", "algo", "seed")
+#: config field (dotted: a section's) -> the option that overrides it
+OVERRIDES = {"total_steps": "total_steps", "max_minutes": "max_minutes", "algo": "algo",
+             "seed": "seed", "distill.record": "distill_record"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,6 +31,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stop after this much training wall time (overrides the config)")
     parser.add_argument("--algo", choices=ALGOS, default=None, help="override the config's algo")
     parser.add_argument("--seed", type=int, default=None, help="override the config's seed")
+    parser.add_argument("--distill-record", default=None, metavar="TEACHER_NPZ",
+                        help="the teacher.npz an earlier run of this config wrote: the "
+                             "distill stage fits to it instead of playing the teacher again "
+                             "(checked: the config's episodes and observation size; its play "
+                             "time counts as training time)")
     parser.add_argument("--out", default=None,
                         help="run folder (default runs/<config name>_s<seed>)")
     parser.add_argument("--resume", action="store_true",
@@ -42,10 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def resume_command(args: argparse.Namespace, run_dir: Path) -> str:
     """The command that continues the run ``args`` started in ``run_dir``."""
     parts = ["cardrl", "train", "--config", str(args.config)]
-    for name in OVERRIDES:
-        value = getattr(args, name)
+    for option in OVERRIDES.values():
+        value = getattr(args, option)
         if value is not None:
-            parts += [f"--{name.replace('_', '-')}", str(value)]
+            parts += [f"--{option.replace('_', '-')}", str(value)]
     parts += ["--out", str(run_dir), "--resume"]
     return " ".join(shlex.quote(part) for part in parts)
 
@@ -55,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
     from training.resume import Interrupted
     from training.train import train
 
-    cfg = load_config(args.config, {name: getattr(args, name) for name in OVERRIDES})
+    cfg = load_config(args.config, {field: getattr(args, option)
+                                    for field, option in OVERRIDES.items()})
     run_dir = Path(args.out or f"runs/{Path(args.config).stem}_s{cfg.seed}")
     try:
         summary = train(cfg, run_dir, resume=args.resume, progress=not args.no_progress)

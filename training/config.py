@@ -92,6 +92,7 @@ LIMITS: dict[str, Interval] = {
     "ppo.vf_coef": Interval(0),
     "ppo.max_grad_norm": Interval(0, low_open=True),
     "ppo.target_kl": Interval(0, low_open=True),
+    "ppo.anchor_coef": Interval(0),
     "ppo.hidden": Interval(1, 65_536),
     "eval.interval": STEPS,
     "eval.deals": Interval(1, 1_000_000),
@@ -141,6 +142,10 @@ class PPOConfig:
     """Normalise advantages per minibatch."""
     target_kl: float | None = None
     """Stop an update's epochs early past this approximate KL; > 0 (None: never)."""
+    anchor_coef: float = 0.0
+    """batch_ppo after a distill stage: weight of KL(imitation || policy), the divergence of
+    the policy from the one PPO started from (the imitation), added to every minibatch's
+    loss; >= 0 (0: no anchor). Keeps what the imitation learned while PPO changes it."""
     hidden: list[int] = field(default_factory=lambda: [256, 256])
     """MLP widths of the actor and of the critic: a non-empty list, each in [1, 65_536]."""
     activation: str = "tanh"
@@ -210,6 +215,11 @@ class DistillConfig:
     margin: float = 0.0
     """With a fallback: the value (the teacher's units, points) by which the teacher's
     choice must beat the fallback's to be learned; >= 0."""
+    record: str | None = None
+    """A teacher record an earlier run of this config wrote (its ``teacher.npz``): the fit
+    reads it instead of playing the teacher again (training/distill.py: load_record
+    checks that it holds this config's episodes). Its play time counts as training time.
+    None: the teacher plays."""
 
 
 @dataclass
@@ -539,6 +549,9 @@ def _check_combination(cfg: TrainConfig, problems: list[str]) -> None:
             problems.append(f"ppo.{error}")
     if cfg.distill is not None:
         _check_distill(cfg, problems)
+    elif p.anchor_coef > 0:
+        problems.append("ppo.anchor_coef anchors PPO to the imitation of a distill stage; "
+                        "the config has none: add a distill section or set it to 0")
     if cfg.algo == "sb3":
         if p.delegate is not None:
             problems.append("ppo.delegate needs algo: batch_ppo (the sb3 path trains on every "
@@ -580,6 +593,9 @@ def _check_distill(cfg: TrainConfig, problems: list[str]) -> None:
         return
     if d.fallback is not None:
         _check_fallback(cfg, teacher, problems)
+    if d.record is not None and not Path(d.record).is_file():
+        problems.append(f"distill.record: no file {d.record!r}; expected the teacher.npz "
+                        "of an earlier run of this config, or no record (the teacher plays)")
 
 
 def _check_fallback(cfg: TrainConfig, teacher, problems: list[str]) -> None:

@@ -444,26 +444,58 @@ def _measure(net, tensors, rows: np.ndarray, choice: np.ndarray,
 
 
 # -- the trainer's distillation stage ------------------------------------------------------
+def load_record(cfg: TrainConfig, path: str | Path) -> TeacherData:
+    """The teacher record at ``path`` (:meth:`TeacherData.save`), checked against ``cfg``:
+    the episodes of ``distill.deals`` dealt from ``cfg.seed`` (the keys :func:`generate`
+    draws), and the observation and action sizes of the config's game (a record of
+    another environment version has other observations). ``ValueError`` naming the
+    difference otherwise. The teacher and its arguments are not in the record: a record
+    of another teacher of the same episodes passes."""
+    d = cfg.distill
+    data = TeacherData.load(path)
+    engine = make_engine(cfg.game, 1, **cfg.options)
+    problem = None
+    if data.num_deals != d.deals:
+        problem = f"{data.num_deals} episodes, the config's distill.deals is {d.deals}"
+    elif not np.array_equal(data.keys, random_keys(np.random.default_rng([cfg.seed, 0]),
+                                                   d.deals)):
+        problem = f"its episodes were not dealt from the config's seed {cfg.seed}"
+    elif data.observations.shape[1] != engine.observation_size:
+        problem = (f"observations of {data.observations.shape[1]} columns, the game's have "
+                   f"{engine.observation_size} (another environment version?)")
+    elif data.masks.shape[1] != engine.num_actions:
+        problem = f"{data.masks.shape[1]} actions, the game has {engine.num_actions}"
+    if problem is not None:
+        raise ValueError(f"distill.record {str(path)!r} does not hold this config's teacher "
+                         f"episodes: {problem}; remove distill.record to play them again")
+    return data
+
+
 def distill(net, cfg: TrainConfig, progress: bool = True,
             save_to: str | Path | None = None) -> dict:
     """The ``distill:`` stage of a training run (:class:`training.config.DistillConfig`):
     the teacher plays ``distill.deals`` episodes of the config's game (:func:`generate`,
-    seeded with ``cfg.seed``) and ``net`` is fitted to its decisions (:func:`fit`, with
-    PPO's ``vf_coef``, ``gamma`` and ``reward_scale``), only to the decisions the network
-    makes where it has a delegate (:mod:`agents.policy.delegate`). With a ``fallback``
-    the labels are :func:`relabel`'s. ``save_to``: where the teacher's record is written
-    (:meth:`TeacherData.save`; None: not kept). Returns :func:`fit`'s measures with
-    ``generate_seconds``, ``fit_seconds``, ``deals`` and ``relabelled`` (decisions whose
-    label is the fallback's instead of the teacher's)."""
+    seeded with ``cfg.seed``; or ``distill.record`` holds them, :func:`load_record`) and
+    ``net`` is fitted to its decisions (:func:`fit`, with PPO's ``vf_coef``, ``gamma``
+    and ``reward_scale``), only to the decisions the network makes where it has a
+    delegate (:mod:`agents.policy.delegate`). With a ``fallback`` the labels are
+    :func:`relabel`'s. ``save_to``: where the teacher's record is written
+    (:meth:`TeacherData.save`; not with None or a ``record``). Returns :func:`fit`'s
+    measures with ``generate_seconds`` (a ``record``'s own), ``fit_seconds``, ``deals``
+    and ``relabelled`` (decisions whose label is the fallback's instead of the
+    teacher's)."""
     from agents.policy.delegate import network_rows
 
     d = cfg.distill
     if d is None:
         raise ValueError("the config has no distill section: nothing to distil")
-    data = generate(cfg.game, cfg.options, d.deals, d.teacher, d.teacher_kwargs, d.num_games,
-                    seed=cfg.seed, workers=d.workers, progress=progress)
-    if save_to is not None:
-        data.save(save_to)
+    if d.record is not None:
+        data = load_record(cfg, d.record)
+    else:
+        data = generate(cfg.game, cfg.options, d.deals, d.teacher, d.teacher_kwargs,
+                        d.num_games, seed=cfg.seed, workers=d.workers, progress=progress)
+        if save_to is not None:
+            data.save(save_to)
     changed = 0
     if d.fallback is not None:
         labels = relabel(data, fallback_actions(cfg.game, d.fallback, data), d.margin)

@@ -180,15 +180,18 @@ def collect(engine, pool, net: PolicyNet, rollout_index: int, seed: int,
 
 
 def ppo_update(net: PolicyNet, optimizer, buf: Rollout, adv: np.ndarray, ret: np.ndarray,
-               cfg: TrainConfig, rng: np.random.Generator) -> dict:
-    """Clipped-surrogate PPO epochs over the rollout (CleanRL's update)."""
+               cfg: TrainConfig, rng: np.random.Generator,
+               anchor: PolicyNet | None = None) -> dict:
+    """Clipped-surrogate PPO epochs over the rollout (CleanRL's update). With an
+    ``anchor`` (a frozen net: the imitation, ``ppo.anchor_coef``) every minibatch's loss
+    adds ``anchor_coef * KL(anchor || net)`` over the minibatch's decisions."""
     p = cfg.ppo
     n = buf.n
     b_obs, b_masks = torch.as_tensor(buf.obs[:n]), torch.as_tensor(buf.masks[:n])
     b_actions, b_logp = torch.as_tensor(buf.actions[:n]), torch.as_tensor(buf.logprobs[:n])
     b_adv, b_ret = torch.as_tensor(adv), torch.as_tensor(ret)
     b_values = torch.as_tensor(buf.values[:n])
-    clipfracs, approx_kl = [], torch.tensor(0.0)
+    clipfracs, approx_kl, anchor_kl = [], torch.tensor(0.0), torch.tensor(0.0)
     for _ in range(p.update_epochs):
         order = rng.permutation(n)
         for start in range(0, n, p.minibatch_size):
@@ -215,6 +218,12 @@ def ppo_update(net: PolicyNet, optimizer, buf: Rollout, adv: np.ndarray, ret: np
                 v_loss = 0.5 * ((value - b_ret[mb]) ** 2).mean()
             entropy_loss = entropy.mean()
             loss = pg_loss - p.ent_coef * entropy_loss + p.vf_coef * v_loss
+            if anchor is not None:
+                with torch.no_grad():
+                    anchor_logp = torch.log_softmax(anchor.logits(b_obs[mb], b_masks[mb]), 1)
+                # illegal actions: probability exactly 0 under both, so they add 0
+                anchor_kl = (anchor_logp.exp() * (anchor_logp - logp_all)).sum(dim=1).mean()
+                loss = loss + p.anchor_coef * anchor_kl
             optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(net.parameters(), p.max_grad_norm)
@@ -227,7 +236,18 @@ def ppo_update(net: PolicyNet, optimizer, buf: Rollout, adv: np.ndarray, ret: np
     return {"losses/value_loss": v_loss.item(), "losses/policy_loss": pg_loss.item(),
             "losses/entropy": entropy_loss.item(), "losses/approx_kl": approx_kl.item(),
             "losses/clipfrac": float(np.mean(clipfracs)),
-            "losses/explained_variance": float(explained)}
+            "losses/explained_variance": float(explained),
+            **({} if anchor is None else {"losses/anchor_kl": anchor_kl.item()})}
+
+
+def frozen_copy(net: PolicyNet, state_dict: dict) -> PolicyNet:
+    """A frozen net of ``net``'s shape and inputs holding ``state_dict`` (copied): the
+    anchor of ``ppo.anchor_coef``. Built with the torch generator untouched, so a run
+    with an anchor draws the same numbers as one without."""
+    anchor = copy.deepcopy(net)
+    anchor.load_state_dict({k: v.detach().clone() for k, v in state_dict.items()})
+    anchor.requires_grad_(False)
+    return anchor.eval()
 
 
 def log_distill(writer, info: dict, step: int) -> None:
@@ -296,10 +316,13 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = Non
     p = cfg.ppo
     state = {"global_step": 0, "iteration": 0, "elapsed_s": 0.0, "snapshots": []}
     state_path = resume_file(run_dir, "batch_ppo")
+    anchor = None  # the imitation PPO is anchored to (ppo.anchor_coef), once distilled
     if resume is not None:
         saved = resume.trainer
         with restoring(resume.path):
             net.load_state_dict(saved["net"])
+            if "anchor" in saved:
+                anchor = frozen_copy(net, saved["anchor"])
             optimizer.load_state_dict(saved["optimizer"])
             state = {"global_step": resume.steps, "iteration": int(saved["iteration"]),
                      "elapsed_s": resume.elapsed_s, "snapshots": list(resume.snapshots)}
@@ -324,7 +347,8 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = Non
                             "optimizer": copy.deepcopy(optimizer.state_dict()),
                             "rng": rng.bit_generator.state,
                             "pool_rng": pool.rng.bit_generator.state,
-                            "torch_rng": torch.get_rng_state()}}
+                            "torch_rng": torch.get_rng_state(),
+                            **({} if anchor is None else {"anchor": anchor.state_dict()})}}
 
     eval_seconds = [0.0]  # evaluation time of this session (not counted as training)
 
@@ -350,10 +374,14 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = Non
         start = time.time()
         if cfg.distill is not None and state["global_step"] == 0:
             info = distill(net, cfg, progress, save_to=run_dir / "teacher.npz")
+            if cfg.distill.record is not None:  # the recorded play counts as training time
+                elapsed_before += info["generate_seconds"]
             state["global_step"] = info["train_decisions"]
             state["elapsed_s"] = elapsed_before + time.time() - start - eval_seconds[0]
             log_distill(writer, info, state["global_step"])
             tqdm.write(distill_line(info))
+            if p.anchor_coef > 0:
+                anchor = frozen_copy(net, net.state_dict())
             if cfg.snapshot_interval > 0:  # the imitation joins the pool as a past self
                 snap = {k: v.detach().clone() for k, v in net.state_dict().items()}
                 state["snapshots"] = [snap]
@@ -378,7 +406,7 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = Non
                                 cfg.train_self_seats, cfg.reward_scale, delegate)
             t_collect = time.time() - t_iter
             adv, ret = buf.advantages(p.gamma, p.gae_lambda)
-            losses = ppo_update(net, optimizer, buf, adv, ret, cfg, rng)
+            losses = ppo_update(net, optimizer, buf, adv, ret, cfg, rng, anchor)
             before = state["global_step"]
             state["global_step"] += buf.n
             state["iteration"] += 1

@@ -15,7 +15,7 @@ rename). Fields::
     elapsed_s   training seconds spent, all sessions together
     snapshots   the pool's frozen learners: PolicyNet state dicts, oldest first
     trainer     the algorithm's own state:
-                batch_ppo  {iteration, net, optimizer, rng, pool_rng, torch_rng}
+                batch_ppo  {iteration, net, optimizer, rng, pool_rng, torch_rng[, anchor]}
                 sb3        {parameters (SB3 get_parameters(): the policy's and its
                            optimizer's state dicts), n_updates, pool_rng, torch_rng}
 

@@ -164,6 +164,12 @@ def test_no_distill_section_is_the_default_and_leaves_the_config_as_it_was():
                                              "expected an agent of abracadabra"),
     ({"distill": {"fallback": 3}}, "distill.fallback: found 3 (an integer), expected text or "
                                    "null"),
+    ({"distill": {"record": "runs/none/teacher.npz"}},
+     "distill.record: no file 'runs/none/teacher.npz'; expected the teacher.npz of an "
+     "earlier run of this config"),
+    ({"ppo": {"anchor_coef": 1.0}}, "ppo.anchor_coef anchors PPO to the imitation of a "
+                                    "distill stage; the config has none"),
+    ({"ppo": {"anchor_coef": -1.0}, "distill": {}}, "ppo.anchor_coef: found -1.0"),
 ])
 def test_bad_distill_sections_are_named(data, expected):
     with pytest.raises(ValueError) as error:

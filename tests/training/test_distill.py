@@ -281,3 +281,78 @@ def test_the_advice_recipe_trains_a_full_play_net_that_starts_as_its_teacher(tmp
         plays += int(card_play.sum())
         engine.step(actions, active=live)
     assert same / plays > 0.75  # 24 deals teach little else: the advice is what is copied
+
+
+def test_a_run_fitted_to_a_record_equals_the_run_that_played_it(tmp_path):
+    """``distill.record`` (``cardrl train --distill-record``): the fit reads an earlier
+    run's teacher.npz instead of playing the teacher, and gives the same network; the
+    recorded play counts as training time."""
+    from training.distill import load_record
+
+    cfg = tiny_distill_config("heuristic")
+    cfg.total_steps = 1  # the imitation only
+    train(cfg, tmp_path / "played", progress=False)
+    record = tmp_path / "played" / "teacher.npz"
+    cfg.distill.record = str(record)
+    train(cfg, tmp_path / "refit", progress=False)
+    assert not (tmp_path / "refit" / "teacher.npz").exists()  # not written again
+    played = load_checkpoint(tmp_path / "played" / "policy.pt")["state_dict"]
+    refit = load_checkpoint(tmp_path / "refit" / "policy.pt")["state_dict"]
+    for name, tensor in played.items():
+        torch.testing.assert_close(refit[name], tensor, rtol=0, atol=0)
+    seconds = TeacherData.load(record).seconds
+    assert pd.read_csv(tmp_path / "refit" / "eval.csv")["train_seconds"][0] >= seconds
+    # a record of other episodes, or of another observation, is refused
+    cfg.distill.deals = 4
+    with pytest.raises(ValueError, match="3 episodes, the config's distill.deals is 4"):
+        load_record(cfg, record)
+    cfg.distill.deals, cfg.seed = 3, cfg.seed + 1
+    with pytest.raises(ValueError, match="not dealt from the config's seed"):
+        load_record(cfg, record)
+    cfg.seed -= 1
+    data = TeacherData.load(record)
+    narrow = tmp_path / "v0.npz"
+    from dataclasses import replace
+    replace(data, observations=data.observations[:, :755], scale=data.scale[:755]).save(narrow)
+    with pytest.raises(ValueError, match="observations of 755 columns, the game's have 771"):
+        load_record(cfg, narrow)
+
+
+def test_the_anchor_keeps_ppo_near_the_imitation(heuristic_record):
+    """``ppo.anchor_coef``: the update adds KL(anchor || net); with a large weight the
+    updated net stays nearer the anchor than without it, on the same rollout."""
+    from training.config import config_from_dict as make
+    from training.ppo_batch import Rollout, frozen_copy, ppo_update
+
+    cfg = make({"game": "abracadabra", "options": FOUR,
+                "ppo": {"hidden": [32], "minibatch_size": 64, "learning_rate": 3e-3,
+                        "update_epochs": 4}})
+    torch.manual_seed(0)
+    start = PolicyNet(771, 123, [32], "tanh")
+    data, rng = heuristic_record, np.random.default_rng(0)
+    n = 256
+    obs = data.float_observations(slice(0, n))
+    buf = Rollout(n, 771, 123)
+    with torch.no_grad():
+        logits, values = start(torch.as_tensor(obs), torch.as_tensor(data.masks[:n]))
+    logp = torch.log_softmax(logits, 1).gather(1, torch.as_tensor(data.actions[:n])[:, None])
+    buf.add(obs, data.masks[:n], data.actions[:n], logp.squeeze(1).numpy(), values.numpy())
+    adv = rng.normal(size=n).astype(np.float32)  # a strong pull away from the start
+    ret = rng.normal(size=n).astype(np.float32)
+
+    def kl_after(coef: float) -> float:
+        net = frozen_copy(start, start.state_dict()).train().requires_grad_(True)
+        cfg.ppo.anchor_coef = coef
+        anchor = frozen_copy(start, start.state_dict()) if coef else None
+        optimizer = torch.optim.Adam(net.parameters(), lr=cfg.ppo.learning_rate)
+        losses = ppo_update(net, optimizer, buf, adv, ret, cfg, np.random.default_rng(1),
+                            anchor)
+        assert ("losses/anchor_kl" in losses) == bool(coef)
+        with torch.no_grad():
+            x, m = torch.as_tensor(obs), torch.as_tensor(data.masks[:n])
+            a = torch.log_softmax(start.logits(x, m), 1)
+            b = torch.log_softmax(net.logits(x, m), 1)
+            return float((a.exp() * (a - b)).sum(1).mean())
+
+    free, anchored = kl_after(0.0), kl_after(50.0)
+    assert free > 0.01 and anchored < free / 3
