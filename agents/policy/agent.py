@@ -34,7 +34,7 @@ from agents.policy.checkpoint import (  # the format's API, also imported from h
     save_checkpoint,
 )
 from agents.policy.delegate import delegated, make_delegate, network_rows
-from agents.policy.features import FORMER_OBSERVATIONS
+from agents.policy.features import reads_width
 from envs.abracadabra.config import VARIANTS
 
 __all__ = ["FORMAT", "VERSION", "BidderAgent", "PolicyAgent", "build_net", "check_checkpoint",
@@ -214,7 +214,7 @@ class PolicyAgent(Agent):
                 raise ValueError(self._unplayable(keys[code], f"{rows} observation row(s)"))
             index = self._code_routes[code]
             expected = self.checkpoints[index]["observation_size"]
-            if observations.shape[1] not in (expected, FORMER_OBSERVATIONS.get(expected)):
+            if not reads_width(expected, observations.shape[1]):
                 raise ValueError(
                     f"observations of shape {list(observations.shape)} for the policy "
                     f"{self.sources[index]!r}; expected [N, {expected}] ({self.game})")

@@ -40,6 +40,12 @@ from envs.abracadabra.observation import V0_SIZE as ABRACADABRA_V0_SIZE
 #: that prefix of the current observation (abracadabra_v0 -> v1 appended "voids").
 FORMER_OBSERVATIONS = {ABRACADABRA_V0_SIZE: ABRACADABRA_LAYOUT.size}
 
+
+def reads_width(observation_size: int, width: int) -> bool:
+    """Whether a network of ``observation_size`` reads observations of ``width`` columns:
+    its own, or the current version's of its former one (:data:`FORMER_OBSERVATIONS`)."""
+    return width == observation_size or FORMER_OBSERVATIONS.get(observation_size) == width
+
 #: a feature set's function: (observations float32 [N, D], masks bool [N, A] or None) ->
 #: float32 [N, F]
 FeatureFn = Callable[[np.ndarray, "np.ndarray | None"], np.ndarray]

@@ -32,12 +32,7 @@ import torch
 from torch import nn
 
 from agents.four_aces.symmetry import SYMMETRIES, to_canonical, to_game_actions
-from agents.policy.features import (
-    FORMER_OBSERVATIONS,
-    check_features,
-    feature_size,
-    with_features,
-)
+from agents.policy.features import check_features, feature_size, reads_width, with_features
 
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 MASKED = -1e8
@@ -110,11 +105,12 @@ class PolicyNet(nn.Module):
     def prepare(self, observations: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
         """``concat(obs, features(obs))``: float32 [N, input_size] (numpy); ``masks`` for
         the feature sets that read them. The network input only without a symmetry; use
-        :meth:`encode`. A network of a former observation size (:data:`FORMER_OBSERVATIONS`)
-        given the current observation reads its former columns."""
+        :meth:`encode`. A network of a former observation size
+        given the current observation reads its former columns
+        (:data:`~agents.policy.features.FORMER_OBSERVATIONS`)."""
         observations = np.asarray(observations, dtype=np.float32)
         size, width = self.config["observation_size"], observations.shape[-1]
-        if width != size and FORMER_OBSERVATIONS.get(size) != width:
+        if not reads_width(size, width):
             raise ValueError(f"observations of {width} columns for a network of "
                              f"observation_size={size}: expected {size} columns")
         return with_features(self.features, observations, masks, size)

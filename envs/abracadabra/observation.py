@@ -75,6 +75,7 @@ assert V0_SIZE == 755
 VOID_SUIT_BITS = np.stack([FOLLOW_BITS[:, 1 + s * NUM_RANKS] for s in range(4)], axis=1)
 VOID_SUIT_BITS.flags.writeable = False
 
+
 def observation_scale(cfg) -> np.ndarray:
     """float32 [771]: the scale of every column of the int8 observation (see
     :attr:`envs.core.BatchEngine.observation_scale`): 1 for the 0/1 entries,

@@ -26,8 +26,10 @@ from agents.policy.checkpoint import (
 )
 from agents.policy.convert import main as convert_main
 from agents.policy.delegate import network_rows
-from agents.policy.features import FORMER_OBSERVATIONS
+from agents.policy.features import FORMER_OBSERVATIONS, with_features
 from agents.policy.net import PolicyNet, state_shapes
+from envs.abracadabra import AbracadabraConfig, AbracadabraEngine
+from envs.abracadabra.observation import LAYOUT, V0_SIZE
 from envs.registry import make_config, make_engine
 
 OBS, ACTIONS = 450, 54  # Four Aces
@@ -495,10 +497,6 @@ def test_the_default_policy_plays_each_committed_checkpoint_for_its_variant(path
 def test_a_network_of_abracadabra_v0_reads_v0s_columns_of_a_v1_observation():
     """abracadabra_v1 appended "voids" to v0's 755 columns: a network trained on v0 takes
     those columns and its features of the whole observation; another width is refused."""
-    from agents.policy.features import with_features
-    from envs.abracadabra import AbracadabraConfig, AbracadabraEngine
-    from envs.abracadabra.observation import LAYOUT, V0_SIZE
-
     engine = AbracadabraEngine(AbracadabraConfig(variant="four"), 16)
     engine.reset(seed=4)
     rng = np.random.default_rng(0)

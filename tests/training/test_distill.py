@@ -19,7 +19,15 @@ from envs.abracadabra import CALL, PLAY_OFFSET
 from envs.registry import make_engine
 from training import ppo_batch
 from training.config import config_from_dict
-from training.distill import TeacherData, fallback_actions, fit, generate, relabel
+from training.distill import (
+    TeacherData,
+    fallback_actions,
+    fit,
+    generate,
+    load_record,
+    relabel,
+)
+from training.ppo_batch import Rollout, frozen_copy, ppo_update
 from training.train import train
 
 FOUR = {"variant": "four"}
@@ -289,8 +297,6 @@ def test_a_run_fitted_to_a_record_equals_the_run_that_played_it(tmp_path):
     """``distill.record`` (``cardrl train --distill-record``): the fit reads an earlier
     run's teacher.npz instead of playing the teacher, and gives the same network; the
     recorded play counts as training time."""
-    from training.distill import load_record
-
     cfg = tiny_distill_config("heuristic")
     cfg.total_steps = 1  # the imitation only
     train(cfg, tmp_path / "played", progress=False)
@@ -323,10 +329,7 @@ def test_a_run_fitted_to_a_record_equals_the_run_that_played_it(tmp_path):
 def test_the_anchor_keeps_ppo_near_the_imitation(heuristic_record):
     """``ppo.anchor_coef``: the update adds KL(anchor || net); with a large weight the
     updated net stays nearer the anchor than without it, on the same rollout."""
-    from training.config import config_from_dict as make
-    from training.ppo_batch import Rollout, frozen_copy, ppo_update
-
-    cfg = make({"game": "abracadabra", "options": FOUR,
+    cfg = config_from_dict({"game": "abracadabra", "options": FOUR,
                 "ppo": {"hidden": [32], "minibatch_size": 64, "learning_rate": 3e-3,
                         "update_epochs": 4}})
     torch.manual_seed(0)
