@@ -143,9 +143,10 @@ class PPOConfig:
     target_kl: float | None = None
     """Stop an update's epochs early past this approximate KL; > 0 (None: never)."""
     anchor_coef: float = 0.0
-    """batch_ppo after a distill stage: weight of KL(imitation || policy), the divergence of
-    the policy from the one PPO started from (the imitation), added to every minibatch's
-    loss; >= 0 (0: no anchor). Keeps what the imitation learned while PPO changes it."""
+    """batch_ppo after a distill stage or from an init checkpoint: weight of
+    KL(start || policy), the divergence of the policy from the one PPO started from (the
+    imitation or the init), added to every minibatch's loss; >= 0 (0: no anchor). Keeps
+    what the starting network knew while PPO changes it."""
     hidden: list[int] = field(default_factory=lambda: [256, 256])
     """MLP widths of the actor and of the critic: a non-empty list, each in [1, 65_536]."""
     activation: str = "tanh"
@@ -266,13 +267,20 @@ class TrainConfig:
     distill: DistillConfig | None = None
     """Imitate a teacher before PPO (DistillConfig; batch_ppo; the network then starts from
     the imitation); None: no distillation."""
+    init: str | None = None
+    """batch_ppo: start from the weights of this policy checkpoint (a run's policy.pt, or
+    ``policy``: the committed checkpoint of the table) instead of random ones; its model
+    must be ppo's (hidden, activation, features, delegate, symmetry; training/init_net.py).
+    Step 0 is evaluated, the network joins the pool as the first snapshot, and
+    ppo.anchor_coef anchors PPO to it. Not with a distill section. None: random weights."""
 
     def to_dict(self) -> dict:
         """The config as plain data (what a run folder's config.yaml holds); ``distill``
-        only when set, so a run without it writes what it always did."""
+        and ``init`` only when set, so a run without them writes what it always did."""
         data = dataclasses.asdict(self)
-        if data["distill"] is None:
-            del data["distill"]
+        for name in ("distill", "init"):
+            if data[name] is None:
+                del data[name]
         return data
 
 
@@ -549,9 +557,12 @@ def _check_combination(cfg: TrainConfig, problems: list[str]) -> None:
             problems.append(f"ppo.{error}")
     if cfg.distill is not None:
         _check_distill(cfg, problems)
-    elif p.anchor_coef > 0:
-        problems.append("ppo.anchor_coef anchors PPO to the imitation of a distill stage; "
-                        "the config has none: add a distill section or set it to 0")
+    elif p.anchor_coef > 0 and cfg.init is None:
+        problems.append("ppo.anchor_coef anchors PPO to the network it starts from: the "
+                        "imitation of a distill stage or the init checkpoint; the config has "
+                        "neither: add one or set it to 0")
+    if cfg.init is not None:
+        _check_init(cfg, problems)
     if cfg.algo == "sb3":
         if p.delegate is not None:
             problems.append("ppo.delegate needs algo: batch_ppo (the sb3 path trains on every "
@@ -560,6 +571,27 @@ def _check_combination(cfg: TrainConfig, problems: list[str]) -> None:
             if getattr(p, name) != "none":
                 problems.append(f"ppo.{name} needs algo: batch_ppo (the sb3 path feeds raw "
                                 "observations to its MlpPolicy)")
+
+
+def _check_init(cfg: TrainConfig, problems: list[str]) -> None:
+    """init: a checkpoint of the config's network (training/init_net.py), batch_ppo, no
+    distill section."""
+    if cfg.algo != "batch_ppo":
+        problems.append(f"init needs algo: batch_ppo (the {cfg.algo} path starts from random "
+                        "weights); remove init or use algo: batch_ppo")
+        return
+    if cfg.distill is not None:
+        problems.append("init and a distill section both set the starting network; keep one")
+        return
+    if not isinstance(cfg.options, Mapping) or any(p.startswith("options") for p in problems):
+        return
+    from envs.registry import make_engine
+    from training.init_net import MODEL_FIELDS, init_problems
+
+    engine = make_engine(cfg.game, 1, **cfg.options)
+    model = {name: getattr(cfg.ppo, name) for name in MODEL_FIELDS}
+    problems += init_problems(cfg.game, dict(cfg.options), cfg.init, model,
+                              engine.observation_size, engine.num_actions)
 
 
 def _check_distill(cfg: TrainConfig, problems: list[str]) -> None:

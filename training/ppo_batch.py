@@ -25,6 +25,11 @@ steps (PPO continues from there), the imitation joins the pool as the first snap
 an evaluation row is written at once (at the step count of the teacher decisions). A run
 interrupted during it distils again on ``--resume``.
 
+**Or a trained network.** With ``init`` (a checkpoint, :mod:`training.init_net`) the
+network starts from its weights instead; as after a distillation, it joins the pool as the
+first snapshot, ``ppo.anchor_coef`` anchors PPO to it, and an evaluation row is written at
+step 0.
+
 The loop follows ``cleanrl/ppo.py``: seeding, rollout, advantages, clipped-surrogate
 update, namespaced TensorBoard scalars (``charts/``, ``losses/``, ``eval/``).
 """
@@ -51,6 +56,7 @@ from training.actors import frozen_act_fn, make_delegate_agent, net_act_fn
 from training.config import TrainConfig
 from training.distill import distill
 from training.evaluate import Evaluator, eval_line
+from training.init_net import MODEL_FIELDS, load_init
 from training.opponents import OpponentPool
 from training.progress import BudgetBar
 from training.resume import Interrupted, Resume, restoring, resume_file, save_resume
@@ -183,7 +189,7 @@ def ppo_update(net: PolicyNet, optimizer, buf: Rollout, adv: np.ndarray, ret: np
                cfg: TrainConfig, rng: np.random.Generator,
                anchor: PolicyNet | None = None) -> dict:
     """Clipped-surrogate PPO epochs over the rollout (CleanRL's update). With an
-    ``anchor`` (a frozen net: the imitation, ``ppo.anchor_coef``) every minibatch's loss
+    ``anchor`` (a frozen net: the imitation or the init, ``ppo.anchor_coef``) every minibatch's loss
     adds ``anchor_coef * KL(anchor || net)`` over the minibatch's decisions."""
     p = cfg.ppo
     n = buf.n
@@ -283,14 +289,23 @@ class Trainer(NamedTuple):
 
 def build_trainer(cfg: TrainConfig, seed: int) -> Trainer:
     """The batch engine of ``cfg.num_games`` games, the opponent pool (seeded with
-    ``seed``), the network, its Adam optimizer and the delegate, the network playing the
-    pool's ``self`` seats: the set-up of :func:`train_batch_ppo` (and of the benchmark's
-    PPO rows), in the order that draws torch's generator for the weights."""
+    ``seed``), the network (the weights of ``cfg.init`` if set), its Adam optimizer and
+    the delegate, the network playing the pool's ``self`` seats: the set-up of
+    :func:`train_batch_ppo` (and of the benchmark's PPO rows), in the order that draws
+    torch's generator for the weights."""
     engine = make_engine(cfg.game, cfg.num_games, **cfg.options)
     pool = make_pool(cfg.game, cfg.opponents, seed, cfg.max_snapshots)
     p = cfg.ppo
-    net = PolicyNet(engine.observation_size, engine.num_actions, p.hidden, p.activation,
+    observation_size, init = engine.observation_size, None
+    if cfg.init is not None:  # the network of a checkpoint (training/init_net.py)
+        init = load_init(cfg.game, cfg.options, cfg.init,
+                         {name: getattr(p, name) for name in MODEL_FIELDS},
+                         engine.observation_size, engine.num_actions)
+        observation_size = init["observation_size"]  # a former observation's: its columns
+    net = PolicyNet(observation_size, engine.num_actions, p.hidden, p.activation,
                     p.features, p.delegate, p.symmetry)
+    if init is not None:  # after the random weights, so torch's generator draws as without
+        net.load_state_dict(init["state_dict"])
     optimizer = torch.optim.Adam(net.parameters(), lr=p.learning_rate, eps=1e-5)
     delegate = make_delegate_agent(cfg)
     pool.set_self(net_act_fn(net, sample=True, delegate=delegate))
@@ -312,11 +327,11 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = Non
     # -- set-up ------------------------------------------------------------------------------
     rng = np.random.default_rng(cfg.seed)
     engine, pool, net, optimizer, delegate = build_trainer(cfg, cfg.seed)
-    D, A = engine.observation_size, engine.num_actions
+    D, A = net.config["observation_size"], engine.num_actions  # D: a former size with init
     p = cfg.ppo
     state = {"global_step": 0, "iteration": 0, "elapsed_s": 0.0, "snapshots": []}
     state_path = resume_file(run_dir, "batch_ppo")
-    anchor = None  # the imitation PPO is anchored to (ppo.anchor_coef), once distilled
+    anchor = None  # the network PPO is anchored to (ppo.anchor_coef): imitation or init
     if resume is not None:
         saved = resume.trainer
         with restoring(resume.path):
@@ -361,6 +376,17 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = Non
             writer.add_scalar(f"eval/{key}", row[key], state["global_step"])
         tqdm.write(eval_line(row))
 
+    def start_from(weights: dict) -> None:
+        """PPO starts from ``weights`` (the imitation, or the init checkpoint's): the anchor
+        of ppo.anchor_coef, and the first past self of the pool."""
+        nonlocal anchor
+        if p.anchor_coef > 0:
+            anchor = frozen_copy(net, weights)
+        if cfg.snapshot_interval > 0:
+            snap = {k: v.detach().clone() for k, v in weights.items()}
+            state["snapshots"] = [snap]
+            pool.add_snapshot(frozen_act_fn(cfg, snap, D, A, delegate))
+
     def due(interval: int, before: int) -> bool:
         return interval > 0 and state["global_step"] // interval > before // interval
 
@@ -380,16 +406,15 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = Non
             state["elapsed_s"] = elapsed_before + time.time() - start - eval_seconds[0]
             log_distill(writer, info, state["global_step"])
             tqdm.write(distill_line(info))
-            if p.anchor_coef > 0:
-                anchor = frozen_copy(net, net.state_dict())
-            if cfg.snapshot_interval > 0:  # the imitation joins the pool as a past self
-                snap = {k: v.detach().clone() for k, v in net.state_dict().items()}
-                state["snapshots"] = [snap]
-                pool.add_snapshot(frozen_act_fn(cfg, snap, D, A, delegate))
+            start_from(net.state_dict())
             committed = capture()
             save_resume(state_path, cfg, **committed)
             run_eval()
             committed = capture()  # building the evaluated net draws from torch's RNG
+        elif cfg.init is not None and state["global_step"] == 0:
+            start_from(net.state_dict())  # the init checkpoint's weights (build_trainer)
+            run_eval()
+            committed = capture()
         bar = BudgetBar(f"batch_ppo {cfg.game}", cfg.total_steps, cfg.max_minutes,
                         state["global_step"], state["elapsed_s"], disable=not progress)
         while state["global_step"] < cfg.total_steps:

@@ -167,8 +167,9 @@ def test_no_distill_section_is_the_default_and_leaves_the_config_as_it_was():
     ({"distill": {"record": "runs/none/teacher.npz"}},
      "distill.record: no file 'runs/none/teacher.npz'; expected the teacher.npz of an "
      "earlier run of this config"),
-    ({"ppo": {"anchor_coef": 1.0}}, "ppo.anchor_coef anchors PPO to the imitation of a "
-                                    "distill stage; the config has none"),
+    ({"ppo": {"anchor_coef": 1.0}}, "ppo.anchor_coef anchors PPO to the network it starts "
+                                    "from: the imitation of a distill stage or the init "
+                                    "checkpoint; the config has neither"),
     ({"ppo": {"anchor_coef": -1.0}, "distill": {}}, "ppo.anchor_coef: found -1.0"),
 ])
 def test_bad_distill_sections_are_named(data, expected):
