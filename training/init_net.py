@@ -47,6 +47,23 @@ def init_problems(game: str, options: dict, init: str, model: dict, observation_
     """What keeps the checkpoint ``init`` from starting a run of ``game`` (table
     ``options``) whose network has the ``model`` fields (:data:`MODEL_FIELDS`) and the
     engine's ``observation_size`` and ``num_actions``; empty when it fits."""
+    return _checked(game, options, init, model, observation_size, num_actions)[1]
+
+
+def load_init(game: str, options: dict, init: str, model: dict, observation_size: int,
+              num_actions: int) -> dict:
+    """The checked checkpoint ``init`` (:func:`init_problems` empty, else ``ValueError``
+    listing every problem)."""
+    checkpoint, problems = _checked(game, options, init, model, observation_size, num_actions)
+    if problems:
+        raise ValueError("; ".join(problems))
+    return checkpoint
+
+
+def _checked(game: str, options: dict, init: str, model: dict, observation_size: int,
+             num_actions: int) -> tuple[dict | None, list[str]]:
+    """The checkpoint ``init`` (None if it cannot be read) and its problems
+    (:func:`init_problems`), the file read once."""
     from agents.policy.agent import variant_key
     from agents.policy.checkpoint import load_checkpoint
     from agents.policy.features import reads_width
@@ -54,11 +71,12 @@ def init_problems(game: str, options: dict, init: str, model: dict, observation_
     try:
         checkpoint = load_checkpoint(init_path(game, options, init))
     except ValueError as error:
-        return [str(error) if str(error).startswith("init") else f"init: {error}"]
-    problems = []
+        return None, [str(error) if str(error).startswith("init") else f"init: {error}"]
     where = f"init: {init!r}"
     if checkpoint["game"] != game:
-        return [f"{where} is a network of {checkpoint['game']!r}, expected one of {game!r}"]
+        return checkpoint, [f"{where} is a network of {checkpoint['game']!r}, expected one "
+                            f"of {game!r}"]
+    problems = []
     mine, theirs = variant_key(game, options), variant_key(game, checkpoint["options"])
     if mine != theirs:
         problems.append(f"{where} was trained for the table {theirs!r}, the config plays {mine!r}")
@@ -72,19 +90,7 @@ def init_problems(game: str, options: dict, init: str, model: dict, observation_
         if checkpoint["model"][name] != model[name]:
             problems.append(f"{where} has model {name}={checkpoint['model'][name]!r}, the "
                             f"config's ppo.{name} is {model[name]!r}: set ppo.{name} to it")
-    return problems
-
-
-def load_init(game: str, options: dict, init: str, model: dict, observation_size: int,
-              num_actions: int) -> dict:
-    """The checked checkpoint ``init`` (:func:`init_problems` empty, else ``ValueError``
-    listing every problem)."""
-    from agents.policy.checkpoint import load_checkpoint
-
-    problems = init_problems(game, options, init, model, observation_size, num_actions)
-    if problems:
-        raise ValueError("; ".join(problems))
-    return load_checkpoint(init_path(game, options, init))
+    return checkpoint, problems
 
 
 def checkpoint_model(game: str, options: dict, init: str) -> dict:

@@ -189,8 +189,8 @@ def ppo_update(net: PolicyNet, optimizer, buf: Rollout, adv: np.ndarray, ret: np
                cfg: TrainConfig, rng: np.random.Generator,
                anchor: PolicyNet | None = None) -> dict:
     """Clipped-surrogate PPO epochs over the rollout (CleanRL's update). With an
-    ``anchor`` (a frozen net: the imitation or the init, ``ppo.anchor_coef``) every minibatch's loss
-    adds ``anchor_coef * KL(anchor || net)`` over the minibatch's decisions."""
+    ``anchor`` (a frozen net: the imitation or the init, ``ppo.anchor_coef``) every
+    minibatch's loss adds ``anchor_coef * KL(anchor || net)`` over its decisions."""
     p = cfg.ppo
     n = buf.n
     b_obs, b_masks = torch.as_tensor(buf.obs[:n]), torch.as_tensor(buf.masks[:n])
@@ -376,10 +376,11 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = Non
             writer.add_scalar(f"eval/{key}", row[key], state["global_step"])
         tqdm.write(eval_line(row))
 
-    def start_from(weights: dict) -> None:
-        """PPO starts from ``weights`` (the imitation, or the init checkpoint's): the anchor
-        of ppo.anchor_coef, and the first past self of the pool."""
+    def start_from_net() -> None:
+        """PPO starts from the net's weights now (the imitation, or the init checkpoint's):
+        they are the anchor of ppo.anchor_coef and the first past self of the pool."""
         nonlocal anchor
+        weights = net.state_dict()
         if p.anchor_coef > 0:
             anchor = frozen_copy(net, weights)
         if cfg.snapshot_interval > 0:
@@ -406,13 +407,13 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = Non
             state["elapsed_s"] = elapsed_before + time.time() - start - eval_seconds[0]
             log_distill(writer, info, state["global_step"])
             tqdm.write(distill_line(info))
-            start_from(net.state_dict())
+            start_from_net()
             committed = capture()
             save_resume(state_path, cfg, **committed)
             run_eval()
             committed = capture()  # building the evaluated net draws from torch's RNG
         elif cfg.init is not None and state["global_step"] == 0:
-            start_from(net.state_dict())  # the init checkpoint's weights (build_trainer)
+            start_from_net()  # the init checkpoint's weights (build_trainer)
             run_eval()
             committed = capture()
         bar = BudgetBar(f"batch_ppo {cfg.game}", cfg.total_steps, cfg.max_minutes,

@@ -46,6 +46,7 @@ def reads_width(observation_size: int, width: int) -> bool:
     its own, or the current version's of its former one (:data:`FORMER_OBSERVATIONS`)."""
     return width == observation_size or FORMER_OBSERVATIONS.get(observation_size) == width
 
+
 #: a feature set's function: (observations float32 [N, D], masks bool [N, A] or None) ->
 #: float32 [N, F]
 FeatureFn = Callable[[np.ndarray, "np.ndarray | None"], np.ndarray]

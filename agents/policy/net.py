@@ -105,8 +105,8 @@ class PolicyNet(nn.Module):
     def prepare(self, observations: np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
         """``concat(obs, features(obs))``: float32 [N, input_size] (numpy); ``masks`` for
         the feature sets that read them. The network input only without a symmetry; use
-        :meth:`encode`. A network of a former observation size
-        given the current observation reads its former columns
+        :meth:`encode`. A network of a former observation size given the current
+        observation reads its former columns
         (:data:`~agents.policy.features.FORMER_OBSERVATIONS`)."""
         observations = np.asarray(observations, dtype=np.float32)
         size, width = self.config["observation_size"], observations.shape[-1]

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 import torch
 
+from agents.policy import agent as policy_mod
 from agents.policy.agent import CHECKPOINT_DIR
 from agents.policy.checkpoint import load_checkpoint
 from training.config import config_from_dict
@@ -112,8 +113,6 @@ def test_a_checkpoint_of_another_table_or_game_is_refused(trained):
 
 
 def test_a_missing_committed_checkpoint_says_how_to_train_one(monkeypatch, tmp_path):
-    from agents.policy import agent as policy_mod
-
     monkeypatch.setattr(policy_mod, "CHECKPOINT_DIR", tmp_path)
     with pytest.raises(ValueError, match=r"init: 'policy' names the committed checkpoint of "
                                          r"four_aces num_players=4, and there is none; train "
