@@ -85,15 +85,15 @@ def batch_loop(engine, seed: int = 0, clock: Callable[[], float] = time.perf_cou
         # starting together, a fresh reset per run would time a transient.
         steps = deals = 0
         start = clock()
+        # np.count_nonzero: a tenth of the cost of .sum() or .any() on a batch of one
         while True:
-            live = engine.batch_size - int(engine.game_over.sum())
+            live = engine.batch_size - np.count_nonzero(engine.game_over)
             engine.observe(out=observations)
             mask = engine.legal_action_mask()
             engine.step(sample_uniform_legal(rng, mask))
             steps += live
-            deal_over = getattr(engine, "deal_over", engine.game_over)
-            deals += int(deal_over.sum())
-            if engine.game_over.any():
+            deals += np.count_nonzero(getattr(engine, "deal_over", engine.game_over))
+            if np.count_nonzero(engine.game_over):
                 engine.reset(games=engine.game_over)
             elapsed = clock() - start
             if elapsed >= seconds:
@@ -125,7 +125,7 @@ def batch_time_split(engine, seconds: float, repeats: int = 1, seed: int = 0,
         steps = 0
         start = clock()
         while True:
-            steps += engine.batch_size - int(engine.game_over.sum())
+            steps += engine.batch_size - np.count_nonzero(engine.game_over)
             t0 = clock()
             engine.observe(out=observations)
             t1 = clock()
@@ -135,7 +135,7 @@ def batch_time_split(engine, seconds: float, repeats: int = 1, seed: int = 0,
             t3 = clock()
             engine.step(actions)
             t4 = clock()
-            if engine.game_over.any():
+            if np.count_nonzero(engine.game_over):
                 engine.reset(games=engine.game_over)
             t5 = clock()
             for part, (a, b) in zip(SPLIT_PARTS, ((t0, t1), (t1, t2), (t2, t3), (t3, t4),

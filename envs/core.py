@@ -544,25 +544,36 @@ def sample_uniform_legal(rng: np.random.Generator, action_masks: np.ndarray) -> 
                          f"{masks.shape}")
     masks = np.ascontiguousarray(masks).view(np.uint8)  # (0/1 bytes add up without casts)
     total = np.empty(len(masks), np.int64)
-    _count_legal(masks, total)
-    if total.min(initial=1) == 0:
-        row = int(np.argmin(total))
+    row = _count_legal(masks, total)
+    if row >= 0:
         raise ValueError(f"row {row} of action_masks has no legal action: nothing to "
                          "choose from (expected at least one True per row)")
-    r = rng.integers(0, total)  # the r-th legal entry of the row (0-based) is drawn
+    # the r-th legal entry of the row (0-based) is drawn; numpy draws each element of an
+    # array bound as it draws a scalar bound, so a batch of one takes the scalar call,
+    # the same number at a third of the cost
+    if len(total) == 1:
+        total[0] = rng.integers(int(total[0]))
+        r = total
+    else:
+        r = rng.integers(0, total)
     out = np.empty(len(masks), np.int64)
     _nth_legal(masks, r, out)
     return out
 
 
 @kernel
-def _count_legal(masks: np.ndarray, total: np.ndarray) -> None:
-    """``total[i]``: the number of nonzero entries of row ``masks[i]`` (uint8 0/1)."""
+def _count_legal(masks: np.ndarray, total: np.ndarray) -> int:
+    """``total[i]``: the number of nonzero entries of row ``masks[i]`` (uint8 0/1).
+    Returns the first row without one, -1 if every row has one."""
+    empty = -1
     for i in range(masks.shape[0]):
         count = np.uint32(0)
         for a in range(masks.shape[1]):
             count += masks[i, a]
         total[i] = count
+        if count == 0 and empty < 0:
+            empty = i
+    return empty
 
 
 @kernel

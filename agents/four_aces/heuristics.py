@@ -103,12 +103,18 @@ class LookaheadDiscarder(_FourAcesAgent):
 
     summary = "look-ahead: samples unseen cards, two-step expectimax on discards/turn-up"
 
-    def __init__(self, game: str, seed: int | None = None, samples: int = 12, inner: int = 4):
+    def __init__(self, game: str, seed: int | None = None, samples: int = 12, inner: int = 4,
+                 fixed_draws: bool = False):
+        """``fixed_draws``: every row draws the same numbers, the first of ``seed``'s
+        stream, at every call, so a row's option values depend on that row alone (not on
+        the batch around it or on earlier calls): the policy input ``four_aces_lookahead``
+        (:mod:`agents.four_aces.features`). Otherwise the agent's generator steps on."""
         super().__init__(game, seed)
         self.samples = int(samples)
         self.inner = int(inner)
         if self.samples < 1 or self.inner < 1:
             raise ValueError(f"samples={samples}, inner={inner}: expected both >= 1")
+        self.fixed_words = pcg64.state_words(self.rng) if fixed_draws else None
 
     def _sampled_cards(self, s: FourAcesView) -> np.ndarray:
         """int64 [N, S, M + 1]: the sampled refills, per sample the card drawn first and
@@ -117,6 +123,9 @@ class LookaheadDiscarder(_FourAcesAgent):
         random key per sample (``rng.random((N, S, 53))``, drawn in the kernel); the
         draws are the unseen cards in key order."""
         pool = np.ascontiguousarray(s.pool, dtype=np.int64)
+        if self.fixed_words is not None:
+            return kernel.sample_draws(self.fixed_words, pool, self.samples, self.inner + 1,
+                                       True)
         words = pcg64.state_words(self.rng)
         if words is None:  # not numpy's default bit generator: its own numbers
             keys = self.rng.random((s.n, self.samples, NUM_CARDS))

@@ -298,12 +298,16 @@ def pick_draws(keys: np.ndarray, pool: np.ndarray, count: int) -> np.ndarray:
 
 @numba.njit(cache=True)
 def sample_draws(words: np.ndarray, pool: np.ndarray, samples: int,
-                 count: int) -> np.ndarray:
+                 count: int, restart: bool = False) -> np.ndarray:
     """:func:`pick_draws` of keys drawn here from the PCG64 state ``words``
     (:func:`agents.pcg64.state_words`, stepped in place): the numbers of
     ``rng.random((N, samples, 53))`` in that order, without building that array. Each
     sample's key of card c is the (c + 1)-th number from the sample's first state, made
-    directly (:func:`agents.pcg64.advance`), and only for the unseen cards."""
+    directly (:func:`agents.pcg64.advance`), and only for the unseen cards.
+
+    With ``restart`` every row draws from ``words`` itself (the numbers of
+    ``rng.random((samples, 53))``, left unstepped): a row's draws then depend on that
+    row alone, not on the rows before it."""
     n, cards = pool.shape
     out = np.empty((n, samples, count), dtype=np.int64)
     jump = jumps(words, cards)
@@ -312,6 +316,8 @@ def sample_draws(words: np.ndarray, pool: np.ndarray, samples: int,
     top = np.empty(count, dtype=np.int64)
     high, low = words[STATE_HIGH], words[STATE_LOW]
     for r in range(n):
+        if restart:
+            high, low = words[STATE_HIGH], words[STATE_LOW]
         listed = 0
         for c in range(cards):
             unseen[listed] = c
@@ -331,7 +337,8 @@ def sample_draws(words: np.ndarray, pool: np.ndarray, samples: int,
                     break
             _keep_smallest(candidates, found, count, out[r, s], top)
             high, low = advance(high, low, jump, cards)  # the next sample's first state
-    words[STATE_HIGH], words[STATE_LOW] = high, low
+    if not restart:
+        words[STATE_HIGH], words[STATE_LOW] = high, low
     return out
 
 

@@ -23,11 +23,13 @@ from agents.abracadabra.features import (
     abracadabra_features,
 )
 from agents.four_aces.features import (
+    FOUR_ACES_LOOKAHEAD_SIZE,
     FOUR_ACES_REFILL_SIZE,
     FOUR_ACES_REFILL_TURNS_SIZE,
     FOUR_ACES_SIZE,
     FOUR_ACES_TURNS_SIZE,
     four_aces_features,
+    four_aces_lookahead_features,
     four_aces_refill_features,
     four_aces_refill_turns_features,
     four_aces_turns_features,
@@ -71,6 +73,8 @@ FEATURES: dict[str, tuple[int, FeatureFn | None]] = {
                         _of_observations(four_aces_turns_features)),
     "four_aces_refill_turns": (FOUR_ACES_REFILL_TURNS_SIZE,  # strict only
                                _of_observations(four_aces_refill_turns_features)),
+    "four_aces_lookahead": (FOUR_ACES_LOOKAHEAD_SIZE,  # strict only
+                            _of_observations(four_aces_lookahead_features)),
 }
 
 

@@ -18,10 +18,17 @@ from agents.abracadabra.features import (
 )
 from agents.four_aces.features import (
     FOUR_ACES_COLUMNS,
+    FOUR_ACES_LOOKAHEAD_SIZE,
     FOUR_ACES_SIZE,
+    LOOKAHEAD_INNER,
+    LOOKAHEAD_SAMPLES,
     SCALE,
     four_aces_features,
+    four_aces_lookahead_features,
+    four_aces_refill_turns_features,
 )
+from agents.four_aces.heuristics import LookaheadDiscarder
+from agents.four_aces.view import FourAcesView
 from agents.policy.agent import PolicyAgent, load_checkpoint, make_checkpoint, save_checkpoint
 from agents.policy.features import feature_size, with_features
 from agents.policy.net import PolicyNet
@@ -29,6 +36,7 @@ from envs.abracadabra.observation import slot_tables
 from envs.abracadabra.rules import EFFECTIVE_SUIT, TRICK_STRENGTH
 from envs.cards import JOKER, NUM_CARDS, RANK_OF, parse_card
 from envs.four_aces.engine import LAYOUT
+from envs.four_aces.rules import DRAW
 from envs.four_aces.scoring import score_cards
 from envs.registry import make_engine
 from tests.helpers.policy_checks import assert_same_legal_actions
@@ -436,3 +444,38 @@ def test_abracadabra_card_features_match_the_engines_state(variant):
             np.testing.assert_array_equal(race[row, 9:], winning)
             checked += 1
     assert checked > 500 and won > 50  # the play phase was reached and cards did win
+
+
+def test_lookahead_features_are_the_searchs_option_values_of_the_row_alone():
+    """four_aces_lookahead = four_aces_refill_turns, then the look-ahead discarder's value
+    of each option placed by card (G6, H2, H3): its best legal column is the action the
+    look-ahead with the same fixed draws takes; a row's values do not depend on the batch
+    around it or on earlier calls (the draws restart at every row)."""
+    engine = make_engine("four_aces", 48, num_players=4)
+    engine.reset(seed=5)
+    rng = np.random.default_rng(5)
+    for _ in range(6):
+        engine.step(np.array([rng.choice(np.flatnonzero(m))
+                              for m in engine.legal_action_mask()]))
+    obs, masks = engine.observe(), engine.legal_action_mask()
+    features = four_aces_lookahead_features(obs)
+    assert features.shape == (48, FOUR_ACES_LOOKAHEAD_SIZE)
+    assert feature_size("four_aces_lookahead") == FOUR_ACES_LOOKAHEAD_SIZE
+    width = FOUR_ACES_LOOKAHEAD_SIZE - (NUM_CARDS + 1)
+    np.testing.assert_array_equal(features[:, :width], four_aces_refill_turns_features(obs))
+
+    again = four_aces_lookahead_features(obs[::-1][:20])  # other rows around, a later call
+    np.testing.assert_array_equal(again, features[::-1][:20])
+
+    searched = features[:, width:]  # column c: discard card c; the last: turn up (DRAW)
+    values = np.full(masks.shape, -np.inf)
+    hand = FourAcesView(obs).hand
+    rows, slots = np.nonzero(hand >= 0)
+    values[rows, hand[rows, slots]] = searched[rows, hand[rows, slots]]
+    values[:, DRAW] = searched[:, NUM_CARDS]
+    chosen = np.where(masks, values, -np.inf).argmax(axis=1)
+    look = LookaheadDiscarder("four_aces", seed=0, samples=LOOKAHEAD_SAMPLES,
+                              inner=LOOKAHEAD_INNER, fixed_draws=True)
+    unique = np.sort(values, axis=1)[:, -1] > np.sort(values, axis=1)[:, -2]  # no tie
+    assert unique.mean() > 0.9
+    np.testing.assert_array_equal(chosen[unique], look.act_batch(obs, masks)[unique])

@@ -159,6 +159,25 @@ def test_sample_uniform_legal_matches_small_exact_distribution():
     assert np.all(np.abs(counts[[1, 3, 4]] / 30_000 - 1 / 3) < 0.015)
 
 
+def test_sample_uniform_legal_of_one_row_draws_what_a_batch_draws():
+    """A batch of one draws through numpy's scalar call: the same action, and the generator
+    left in the same state, as the array call of larger batches (the random streams of
+    single games are unchanged), whatever the generator's buffered 32-bit half."""
+    masks = np.zeros((1, 40), bool)
+    for seed in range(200):
+        picker = np.random.default_rng(seed + 1000)
+        masks[:] = False
+        masks[0, picker.choice(40, size=int(picker.integers(1, 40)), replace=False)] = True
+        ours, reference = np.random.default_rng(seed), np.random.default_rng(seed)
+        if seed % 2:  # the bit generator holds half of a 64-bit draw for the next 32-bit one
+            ours.integers(2**32, dtype=np.uint32)
+            reference.integers(2**32, dtype=np.uint32)
+        for _ in range(3):
+            r = reference.integers(0, masks.sum(axis=1))  # the array call
+            assert sample_uniform_legal(ours, masks)[0] == np.flatnonzero(masks[0])[r[0]]
+        assert ours.random() == reference.random()
+
+
 def test_sample_uniform_legal_rejects_bad_masks():
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="row 1 of action_masks has no legal action"):
