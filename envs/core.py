@@ -552,8 +552,8 @@ def sample_uniform_legal(rng: np.random.Generator, action_masks: np.ndarray) -> 
     # array bound as it draws a scalar bound, so a batch of one takes the scalar call,
     # the same number at a third of the cost
     if len(total) == 1:
-        total[0] = rng.integers(int(total[0]))
-        r = total
+        r = total  # reused: holds the draw
+        r[0] = rng.integers(int(total[0]))
     else:
         r = rng.integers(0, total)
     out = np.empty(len(masks), np.int64)
