@@ -130,7 +130,7 @@ class LookaheadDiscarder(_FourAcesAgent):
         if words is None:  # not numpy's default bit generator: its own numbers
             keys = self.rng.random((s.n, self.samples, NUM_CARDS))
             return kernel.pick_draws(keys, pool, self.inner + 1)
-        cards = kernel.sample_draws(words, pool, self.samples, self.inner + 1)
+        cards = kernel.sample_draws(words, pool, self.samples, self.inner + 1, False)
         pcg64.store_words(self.rng, words)
         return cards
 

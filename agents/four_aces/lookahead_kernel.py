@@ -298,7 +298,7 @@ def pick_draws(keys: np.ndarray, pool: np.ndarray, count: int) -> np.ndarray:
 
 @numba.njit(cache=True)
 def sample_draws(words: np.ndarray, pool: np.ndarray, samples: int,
-                 count: int, restart: bool = False) -> np.ndarray:
+                 count: int, restart: bool) -> np.ndarray:
     """:func:`pick_draws` of keys drawn here from the PCG64 state ``words``
     (:func:`agents.pcg64.state_words`, stepped in place): the numbers of
     ``rng.random((N, samples, 53))`` in that order, without building that array. Each

@@ -128,7 +128,7 @@ def test_sample_draws_draws_the_keys_of_the_generator():
     pool[40:80, :3] = 1  # few unseen cards
     ours, numpys = np.random.default_rng(9), np.random.default_rng(9)
     words = pcg64.state_words(ours)
-    draws = kernel.sample_draws(words, pool, 12, 5)
+    draws = kernel.sample_draws(words, pool, 12, 5, False)
     pcg64.store_words(ours, words)
     keys = numpys.random((300, 12, 53))
     np.testing.assert_array_equal(draws, kernel.pick_draws(keys, pool, 5))
