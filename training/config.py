@@ -545,9 +545,9 @@ def _check_combination(cfg: TrainConfig, problems: list[str]) -> None:
         elif p.features.startswith("four_aces") and isinstance(cfg.options, Mapping):
             free = cfg.options.get("scoring") == "free"
             if (p.features == "four_aces_free") != free:
-                want = ("four_aces_free" if free
-                        else "four_aces, four_aces_refill, four_aces_turns, "
-                             "four_aces_refill_turns or four_aces_lookahead")
+                want = ("four_aces_free" if free else "one of " + ", ".join(
+                    name for name in FEATURES
+                    if name.startswith("four_aces") and name != "four_aces_free"))
                 problems.append(f"ppo.features: {p.features!r} scores with the other K3 rule "
                                 f"than options.scoring: use {want}")
     for name, check in (("delegate", check_delegate), ("symmetry", check_symmetry)):
