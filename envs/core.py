@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from envs import bit_generator
 from envs.compiled import kernel
 
 
@@ -541,58 +542,44 @@ def sample_uniform_legal(rng: np.random.Generator, action_masks: np.ndarray) -> 
 
     A faster sibling of :func:`agents.base.sample_legal` (the same distribution, a
     different random stream) for random play at any batch size: instead of one random
-    number per entry it draws one integer ``r`` per row, uniform in ``0..count - 1``
-    (one ``Generator.integers`` call, unbiased), and returns the position of the row's
-    ``r``-th legal entry. Counting and finding run as compiled loops over the rows
-    (:func:`_count_legal`, :func:`_nth_legal`), so a batch of one costs a few
-    microseconds. A row without a legal action raises ``ValueError``.
+    number per entry it draws one integer ``r`` per row, uniform in ``0..count - 1``, and
+    returns the position of the row's ``r``-th legal entry. The numbers are those of
+    ``rng.integers(0, counts)``; counting, drawing and finding run as one compiled loop
+    over the rows (:func:`_draw_legal`, drawing through :mod:`envs.bit_generator`), so a
+    batch of one costs about a microsecond. A row without a legal action raises
+    ``ValueError`` before anything is drawn.
     """
     masks = np.asarray(action_masks)
     if masks.ndim != 2 or masks.dtype != bool:
         raise ValueError(f"action_masks must be a bool array [N, A], got {masks.dtype} "
                          f"{masks.shape}")
-    masks = np.ascontiguousarray(masks).view(np.uint8)  # (0/1 bytes add up without casts)
-    total = np.empty(len(masks), np.int64)
-    row = _count_legal(masks, total)
+    out = np.empty(len(masks), np.int64)
+    with rng.bit_generator.lock:  # as numpy's own draws do
+        row = _draw_legal(np.ascontiguousarray(masks), bit_generator.address(rng), out)
     if row >= 0:
         raise ValueError(f"row {row} of action_masks has no legal action: nothing to "
                          "choose from (expected at least one True per row)")
-    # the r-th legal entry of the row (0-based) is drawn; numpy draws each element of an
-    # array bound as it draws a scalar bound, so a batch of one takes the scalar call,
-    # the same number at a third of the cost
-    if len(total) == 1:
-        r = total  # reused: holds the draw
-        r[0] = rng.integers(int(total[0]))
-    else:
-        r = rng.integers(0, total)
-    out = np.empty(len(masks), np.int64)
-    _nth_legal(masks, r, out)
     return out
 
 
 @kernel
-def _count_legal(masks: np.ndarray, total: np.ndarray) -> int:
-    """``total[i]``: the number of nonzero entries of row ``masks[i]`` (uint8 0/1).
-    Returns the first row without one, -1 if every row has one."""
-    empty = -1
+def _draw_legal(masks: np.ndarray, bitgen: int, out: np.ndarray) -> int:
+    """``out[i]``: the ``r``-th (0-based) True entry of ``masks[i]``, ``r`` drawn uniform
+    below the row's count from the bit generator at ``bitgen``, row by row as
+    ``Generator.integers(0, counts)`` draws. Returns -1, or the first row without a True
+    entry, having drawn nothing."""
     for i in range(masks.shape[0]):
-        count = np.uint32(0)
+        count = 0
         for a in range(masks.shape[1]):
             count += masks[i, a]
-        total[i] = count
-        if count == 0 and empty < 0:
-            empty = i
-    return empty
-
-
-@kernel
-def _nth_legal(masks: np.ndarray, r: np.ndarray, out: np.ndarray) -> None:
-    """``out[i]``: the position of the ``r[i]``-th (0-based) nonzero entry of ``masks[i]``
-    (uint8 0/1; there is one: ``r[i]`` is below the row's count)."""
+        if count == 0:
+            return i
+        out[i] = count
     for i in range(masks.shape[0]):
-        left = r[i]
+        left = bit_generator.bounded(bitgen, out[i])
         for a in range(masks.shape[1]):
             left -= masks[i, a]  # branch-free: the one test below is taken once per row
             if left < 0:
                 out[i] = a
                 break
+    return -1

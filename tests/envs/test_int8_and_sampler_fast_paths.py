@@ -160,9 +160,9 @@ def test_sample_uniform_legal_matches_small_exact_distribution():
 
 
 def test_sample_uniform_legal_of_one_row_draws_what_a_batch_draws():
-    """A batch of one draws through numpy's scalar call: the same action, and the generator
-    left in the same state, as the array call of larger batches (the random streams of
-    single games are unchanged), whatever the generator's buffered 32-bit half."""
+    """A batch of one draws what numpy's array call draws: the same action, and the
+    generator left in the same state (the random streams of single games are unchanged),
+    whatever the generator's buffered 32-bit half."""
     masks = np.zeros((1, 40), bool)
     for seed in range(200):
         picker = np.random.default_rng(seed + 1000)
