@@ -117,23 +117,24 @@ def check_game_seeds(game_seeds: object, count: int) -> np.ndarray:
 
 def check_active(active: object, batch_size: int) -> np.ndarray | None:
     """``active`` of ``step``: None (every game), or a bool mask of shape (batch_size,)
-    (a bool array or a list of bools); anything else raises ``ValueError``."""
+    (a bool array or a list of bools), returned C-contiguous; anything else raises
+    ``ValueError``."""
     if active is None:
         return None
     array = _as_array("active", active)
     if array.dtype != bool or array.shape != (batch_size,):
         raise ValueError(f"active must be a bool mask of shape ({batch_size},); got "
                          f"{_describe(array)}")
-    return array
+    return np.ascontiguousarray(array)
 
 
 def check_actions(actions: object, batch_size: int) -> np.ndarray:
-    """int64 [batch_size]: ``actions`` of ``step``, an integer array (or list of ints) of
-    shape (batch_size,). Floats are refused, never truncated; bools, strings and other
-    shapes too (``ValueError`` naming ``actions``). Whether each action is legal is the
-    engine's check."""
-    if type(actions) is np.ndarray and actions.dtype is _INT64 and actions.shape == (
-            batch_size,):
+    """int64 [batch_size], C-contiguous: ``actions`` of ``step``, an integer array (or
+    list of ints) of shape (batch_size,). Floats are refused, never truncated; bools,
+    strings and other shapes too (``ValueError`` naming ``actions``). Whether each action
+    is legal is the engine's check."""
+    if (type(actions) is np.ndarray and actions.dtype is _INT64
+            and actions.shape == (batch_size,) and actions.flags.c_contiguous):
         return actions  # what the agents and the samplers return: nothing to convert
     array = _as_array("actions", actions)
     if array.dtype.kind not in "iu" or array.shape != (batch_size,):
@@ -141,7 +142,7 @@ def check_actions(actions: object, batch_size: int) -> np.ndarray:
                          f"got {_describe(array)}")
     if array.dtype == np.uint64 and len(array) and array.max() >= 2**63:
         raise ValueError(f"actions holds {array.max()}: not an action id")
-    return array.astype(np.int64, copy=False)
+    return np.ascontiguousarray(array, dtype=np.int64)
 
 
 def check_seats(seats: object, batch_size: int, num_players: int) -> np.ndarray:
@@ -171,7 +172,8 @@ def check_out(out: object, batch_size: int, size: int, int8_error: str | None = 
                          f"got {out.dtype} {out.shape}")
     if out.dtype.kind == "i" and int8_error is not None:  # int8, the one integer dtype
         raise ValueError(f"int8 observations are not available here: {int8_error}")
-    if not (out.flags.c_contiguous and out.flags.writeable):
+    flags = out.flags
+    if not (flags.c_contiguous and flags.writeable):
         raise ValueError("out must be C-contiguous and writeable")
 
 
@@ -343,9 +345,11 @@ class BatchEngine:
         raise NotImplementedError
 
     def observe_one(self, seat: int, out: np.ndarray) -> None:
-        """Game 0's observation from ``seat`` written into ``out`` (float32 [layout.size]),
-        the values of :meth:`observe`, without its argument checks: the hot path of the
-        single-game AEC environment (the caller passes a valid seat and buffer)."""
+        """Game 0's observation from ``seat`` written into ``out`` (float32 or int8
+        [layout.size], C-contiguous), the values of :meth:`observe`, without its argument
+        checks: the hot path of the single-game AEC environment (the caller passes a valid
+        seat and buffer; the kernel runs as machine code found for such a buffer, see
+        :func:`envs.compiled.machine_code`)."""
         raise NotImplementedError
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:

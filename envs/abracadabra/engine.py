@@ -31,8 +31,10 @@ and the observation is :mod:`.observation`. One code path per rule, whatever the
 size (a batch of one is what the AEC environment drives): the step of each decision phase,
 the legal-action mask and the observation run as compiled loops over the games
 (:mod:`.kernels` and :func:`.observation.observe_games`, numba, cached on disk), and so
-does dealing (B, :func:`.kernels.deal_games`); the end of a deal (S1–S4, M1–M3) is numpy
-here, on the games that need it.
+do dealing (B, :func:`.kernels.deal_games`) and the end of a deal (F2, S1–S4, M1–M3,
+:func:`.kernels.finish_deals`). The per-step kernels are called as machine code found once
+per state (:func:`envs.compiled.machine_code`): a single game's step would otherwise pay a
+microsecond a call for numba's typing of 30 arguments.
 
 Card sets (hands, cards played, cards shown) are ``uint64`` bit sets, bit ``c`` for card
 index ``c``: playing a card is one ``&=``, "must follow suit" is one ``&`` with a
@@ -50,6 +52,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import CARD_NAMES, names, parse_card
+from envs.compiled import ArrayNames, machine_code
 from envs.core import (
     BatchEngine,
     check_actions,
@@ -67,11 +70,13 @@ from . import kernels
 from .config import AbracadabraConfig
 from .observation import (
     LAYOUT,
+    OBSERVE_ARRAYS,
     VARIANT_ORDER,
     encode,
     int8_error,
     observation_scale,
     observe_game,
+    observe_settings,
 )
 from .resample import copy_generator, game_rows, generator_for, resample_state, take_games
 from .rules import ACTION_NAMES, CARD_BIT, NUM_ACTIONS, PHASE_NAMES, Phase
@@ -81,6 +86,24 @@ from .state import AbracadabraState, unpack_cards
 # (a slow path on every call), so numpy expressions store ``Phase.X.value``.
 
 _DEALER_COUNTER = np.uint64(2**63 + 12345)  # hash counter of the first-dealer draw (B1)
+#: the state arrays :func:`~.kernels.legal_action_mask`, :func:`~.kernels.step_games`,
+#: :func:`~.kernels.start_episodes` and :func:`~.kernels.finish_deals` take, in their order
+MASK_ARRAYS = ArrayNames("phase", "declarer", "hand_bits", "shown_bits", "trick", "leader",
+                         "to_play", "trump")
+STEP_ARRAYS = ArrayNames("game_over", "deal_over", "phase", "current_player", "dealer",
+                         "hand_bits", "trump", "bids", "num_bids", "declarer", "target",
+                         "shown_bits", "num_shown", "stakes", "pot", "played_bits", "void_bits",
+                         "trick", "trick_size", "leader", "to_play", "dummy_ctrl", "tricks_won",
+                         "tricks_done", "rank_cards", "called")
+EPISODE_ARRAYS = ArrayNames("key", "deal_index", "deals_done", "totals", "pot", "winners",
+                            "game_over", "deal_over", "has_result")
+FINISH_ARRAYS = ArrayNames("tricks_won", "called", "target", "stakes", "rank_cards", "pot",
+                           "totals", "deals_done", "deal_over", "declarer", "has_result",
+                           "last_points", "last_chips", "last_declarer", "last_target",
+                           "last_tricks", "last_hitters", "last_called", "last_stakes",
+                           "last_share", "last_final_share", "last_carry", "last_deal",
+                           "winners", "phase", "current_player", "game_over", "dealer",
+                           "deal_index")
 DEAL_BUCKETS = 64  # buckets of the deal's sort (kernels.deal_games): about one per card
 
 class AbracadabraEngine(BatchEngine):
@@ -119,6 +142,8 @@ class AbracadabraEngine(BatchEngine):
         self._auto_call = config.call_mode == "auto"
         self._deals_limit = config.deals_limit
         self._variant = VARIANT_ORDER.index(config.variant)  # the observation's one-hot
+        self._observe_settings = observe_settings(config)
+        self._reward_kind = kernels.REWARD_KINDS.index(config.reward)
         self._rng = np.random.default_rng()
 
     # -- the driver API beyond BatchEngine's: state arrays, read only ----------------------
@@ -157,15 +182,7 @@ class AbracadabraEngine(BatchEngine):
             keys = random_keys(self._rng, len(g))
         if len(g) == 0:
             return
-        s.key[g] = keys
-        s.deal_index[g] = 0
-        s.deals_done[g] = 0
-        s.totals[g] = 0
-        s.pot[g] = 0
-        s.winners[g] = False
-        s.game_over[g] = False
-        s.deal_over[g] = False
-        s.has_result[g] = False
+        kernels.start_episodes(g, keys, *s.kernel_arrays(EPISODE_ARRAYS))
         self._deal(g, draw_dealer=True)
 
     def _deal(self, g: np.ndarray, draw_dealer: bool = False) -> None:
@@ -307,8 +324,8 @@ class AbracadabraEngine(BatchEngine):
         (:func:`~.kernels.legal_action_mask`)."""
         s = self.state
         mask = np.empty((self.batch_size, NUM_ACTIONS), bool)
-        kernels.legal_action_mask(self.cards_each, s.phase, s.declarer, s.hand_bits,
-                                  s.shown_bits, s.trick, s.leader, s.to_play, s.trump, mask)
+        args = (self.cards_each, *s.kernel_arrays(MASK_ARRAYS), mask)
+        machine_code(s.kernel_cache, "mask", kernels.legal_action_mask, args)(*args)
         return mask
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
@@ -317,20 +334,19 @@ class AbracadabraEngine(BatchEngine):
         raises ``ValueError`` naming it (and the game, in a batch) before anything changes.
 
         Each live game's decision is played by :func:`~.kernels.step_games` (C1–C3, D1–D2,
-        E1–E4, F1); the games whose deal ended are then scored here (:meth:`_finish_deal`,
-        S1–S4, M1–M3)."""
+        E1–E4, F1); the games whose deal ended are then scored by :meth:`_finish_deal`
+        (F2, S1–S4, M1–M3)."""
         B = self.batch_size
         actions = check_actions(actions, B)
         active = check_active(active, B)
         s = self.state
         ended = np.empty(B, np.intp)
-        bad, n = kernels.step_games(
-            actions, active, ended, self.cards_each, self.config.ante, self._raise,
-            self._auto_call, s.game_over, s.deal_over, s.phase, s.current_player, s.dealer,
-            s.hand_bits, s.trump, s.bids, s.num_bids, s.declarer, s.target, s.shown_bits,
-            s.num_shown, s.stakes, s.pot, s.played_bits, s.void_bits, s.trick,
-            s.trick_size, s.leader, s.to_play, s.dummy_ctrl, s.tricks_won, s.tricks_done,
-            s.rank_cards, s.called)
+        args = (actions, active, ended, self.cards_each, self.config.ante, self._raise,
+                self._auto_call, *s.kernel_arrays(STEP_ARRAYS))
+        # the key fixes active's type: None or a C-contiguous bool array (check_active)
+        step_games = machine_code(s.kernel_cache, "step" if active is None else "step active",
+                                  kernels.step_games, args)
+        bad, n = step_games(*args)
         if bad >= 0:  # nothing has changed
             self._illegal(bad, int(actions[bad]))
         rewards = np.zeros((B, self.num_players), np.float32)
@@ -348,72 +364,15 @@ class AbracadabraEngine(BatchEngine):
                          "to act; nothing was changed")
 
     def _finish_deal(self, g: np.ndarray, rewards: np.ndarray) -> None:
-        """S1–S4 scoring; M1–M3 match end; otherwise the next deal (dealer passes left)."""
-        s = self.state
-        P = self.num_players
-        tricks, called, target = s.tricks_won[g], s.called[g], s.target[g]
-        stakes = s.stakes[g]
-        won = tricks[:, :P].astype(np.int64)
-        hit = called & (won == target[:, None])  # F2
-        h = hit.sum(axis=1)
-        points = hit * self._bonus[h][:, None] + won + 2 * s.rank_cards[g, :P]  # S1–S3
-        pot = s.pot[g]
-        share = np.where(hit, (pot / np.maximum(h, 1))[:, None], 0.0)  # S4
-        carry = np.where(h > 0, 0, pot)
-        totals = s.totals[g] + points
-        s.totals[g] = totals
-        deals_done = s.deals_done[g] + 1
-        s.deals_done[g] = deals_done
-        s.deal_over[g] = True
-        # the episode ends after target_points (M1) or the deal limit (M3)
-        best = totals.max(axis=1)
-        if self.config.episode == "deal":
-            over = np.ones(len(g), bool)
-        else:
-            over = (best >= self.config.target_points) | (deals_done >= self._deals_limit)
-        winners = (totals == best[:, None]) & over[:, None]
-        w = winners.sum(axis=1)
-        final = np.where(winners, (carry / np.maximum(w, 1))[:, None], 0.0)  # M2
-        s.pot[g] = np.where(over, 0, carry)
-        chips = share + final - stakes
-        # the result of this deal
-        s.has_result[g] = True
-        s.last_points[g] = points
-        s.last_chips[g] = chips
-        s.last_declarer[g] = s.declarer[g]
-        s.last_target[g] = target
-        s.last_tricks[g] = tricks
-        s.last_hitters[g] = hit
-        s.last_called[g] = called
-        s.last_stakes[g] = stakes
-        s.last_share[g] = share
-        s.last_final_share[g] = final
-        s.last_carry[g] = carry
-        s.last_deal[g] = deals_done - 1
-        s.winners[g] = winners
-        # rewards, for every seat at once
-        kind = self.config.reward
-        if kind == "points":
-            rewards[g] = points
-        elif kind == "relative":
-            rewards[g] = points - (points.sum(axis=1, keepdims=True) - points) / (P - 1)
-        elif kind == "chips":
-            rewards[g] = chips
-        else:  # win: +1/w to each winner, -1/(P-w) to each loser, zero-sum; 0 if all win
-            losers = P - w
-            win_r = np.where(losers > 0, 1.0 / np.maximum(w, 1), 0.0)[:, None]
-            lose_r = (-1.0 / np.maximum(losers, 1))[:, None]
-            rewards[g] = np.where(over[:, None], np.where(winners, win_r, lose_r), 0.0)
-        # episode over, or the next deal: the deal passes left (B1), the pot carries (S4)
-        done = g[over]
-        s.phase[done] = Phase.OVER.value
-        s.current_player[done] = -1
-        s.game_over[done] = True
-        nxt = g[~over]
-        if len(nxt):
-            s.dealer[nxt] = (s.dealer[nxt] + 1) % P
-            s.deal_index[nxt] += 1
-            self._deal(nxt)
+        """Score the deals of games ``g`` (S1–S4), end their episodes (M1–M3) or deal their
+        next deal (the dealer passes left, B1): :func:`~.kernels.finish_deals`."""
+        s, cfg = self.state, self.config
+        more = np.empty(len(g), np.intp)
+        m = kernels.finish_deals(
+            g, rewards, more, self._bonus, cfg.episode == "deal", cfg.target_points,
+            self._deals_limit, self._reward_kind, *s.kernel_arrays(FINISH_ARRAYS))
+        if m:
+            self._deal(more[:m])
 
     # ===================================================================================
     # observation
@@ -437,20 +396,18 @@ class AbracadabraEngine(BatchEngine):
     def _observe_batch(self, seats: np.ndarray | None, out: np.ndarray) -> np.ndarray:
         """:meth:`observe` of any batch from ``seats`` (int [B], valid; None: each game's
         seat to act) into ``out`` (:func:`~.observation.observe_games`)."""
-        encode(self.state, self.config, seats, out)
+        encode(self.state, self._observe_settings, seats, out)
         return out
 
     def observe_one(self, seat: int, out: np.ndarray) -> None:
         """See :meth:`envs.core.BatchEngine.observe_one` (game 0, no argument checks):
         :func:`~.observation.observe_game`, the code of every observation."""
-        s, cfg = self.state, self.config
-        observe_game(
-            0, seat, out, out.dtype == np.int8, self._variant, self.cards_each,
-            cfg.target_points, 10.0 * cfg.ante, self._deals_limit, cfg.episode == "match",
-            s.phase, s.current_player, s.dealer, s.hand_bits, s.leftover, s.trump, s.bids,
-            s.declarer, s.target, s.shown_bits, s.num_shown, s.played_bits, s.void_bits,
-            s.trick, s.leader, s.to_play, s.dummy_ctrl, s.tricks_won, s.tricks_done, s.called,
-            s.totals, s.pot, s.deals_done)
+        s = self.state
+        dtype = out.dtype.char  # "f" (float32) or "b" (int8)
+        args = (0, seat, out, dtype == "b", *self._observe_settings,
+                *s.kernel_arrays(OBSERVE_ARRAYS))
+        # the key fixes out's type: a C-contiguous row of its dtype (the caller's promise)
+        machine_code(s.kernel_cache, "observe one " + dtype, observe_game, args)(*args)
 
     # ===================================================================================
     # results and inspection

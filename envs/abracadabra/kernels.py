@@ -19,12 +19,13 @@ the rules:
 5. :func:`step_play` — E1–E4: the card is played; :func:`end_trick` gives a complete
    trick to its winner (E3), who may reach T (F1);
 6. :func:`step_games` — the batch: every live game's action checked before anything
-   changes, then each live game's step by its phase; it lists the games whose deal ended.
-   Scoring them (S1–S4) and ending the match (M1–M3) stay with the engine's numpy
-   ``_finish_deal``;
-7. :func:`deal_games` — B1–B2 and C1: the first dealer drawn, the deck shuffled and
-   dealt, the leftover turned up (:func:`set_leftover`), the bidding opened
-   (:func:`start_deal`), for a new episode and for the next deal of a match.
+   changes, then each live game's step by its phase; it lists the games whose deal ended;
+7. :func:`finish_deals` — F2, S1–S4, M1–M3: those deals scored and recorded, the
+   episode ended or the deal passed on;
+8. :func:`start_episodes` and :func:`deal_games` — B1–B2 and C1: a new episode's key,
+   the first dealer drawn, the deck shuffled and dealt, the leftover turned up
+   (:func:`set_leftover`), the bidding opened (:func:`start_deal`), for a new episode
+   and for the next deal of a match.
 
 Card sets are ``uint64`` bit sets (bit ``c`` for card ``c``); numba mixes a ``uint64``
 and a signed integer into a float, so every shift and mask here is spelled in ``uint64``.
@@ -430,6 +431,28 @@ def start_deal(g: int, num_players: int, dealer: np.ndarray, phase: np.ndarray,
 
 
 @kernel
+def start_episodes(games: np.ndarray, keys: np.ndarray, key: np.ndarray,
+                   deal_index: np.ndarray, deals_done: np.ndarray, totals: np.ndarray,
+                   pot: np.ndarray, winners: np.ndarray, game_over: np.ndarray,
+                   deal_over: np.ndarray, has_result: np.ndarray) -> None:
+    """A new episode in each game of ``games``: its key ``keys[i]`` (B1, B2), no deal
+    played, no points (M1), an empty pot (C2), no result yet; :func:`deal_games` deals
+    it next."""
+    for i in range(games.shape[0]):
+        g = games[i]
+        key[g] = keys[i]
+        deal_index[g] = 0
+        deals_done[g] = 0
+        for p in range(totals.shape[1]):
+            totals[g, p] = 0
+            winners[g, p] = False
+        pot[g] = 0
+        game_over[g] = False
+        deal_over[g] = False
+        has_result[g] = False
+
+
+@kernel
 def deal_games(games: np.ndarray, draw_dealer: bool, dealer_counter: np.uint64,
                keys: np.ndarray, deal_index: np.ndarray, deck: np.ndarray, cards_each: int,
                dealer: np.ndarray, hand_bits: np.ndarray, leftover: np.ndarray,
@@ -474,3 +497,108 @@ def deal_games(games: np.ndarray, draw_dealer: bool, dealer_counter: np.uint64,
                    num_shown, stakes, played_bits, void_bits, trick, trick_size, leader,
                    to_play, dummy_ctrl, tricks_won, tricks_done, rank_cards, called,
                    current_player)
+
+
+#: the ``reward`` settings of :func:`finish_deals`, by code (the config's names)
+REWARD_KINDS = ("points", "relative", "chips", "win")
+_POINTS, _RELATIVE, _CHIPS, _WIN = range(4)
+
+
+@kernel
+def finish_deals(games: np.ndarray, rewards: np.ndarray, more: np.ndarray, bonus: np.ndarray,
+                 episode_is_deal: bool, target_points: int, deals_limit: int,
+                 reward_kind: int, tricks_won: np.ndarray, called: np.ndarray,
+                 target: np.ndarray, stakes: np.ndarray, rank_cards: np.ndarray,
+                 pot: np.ndarray, totals: np.ndarray, deals_done: np.ndarray,
+                 deal_over: np.ndarray, declarer: np.ndarray, has_result: np.ndarray,
+                 last_points: np.ndarray, last_chips: np.ndarray,
+                 last_declarer: np.ndarray, last_target: np.ndarray,
+                 last_tricks: np.ndarray, last_hitters: np.ndarray,
+                 last_called: np.ndarray, last_stakes: np.ndarray, last_share: np.ndarray,
+                 last_final_share: np.ndarray, last_carry: np.ndarray,
+                 last_deal: np.ndarray, winners: np.ndarray, phase: np.ndarray,
+                 current_player: np.ndarray, game_over: np.ndarray, dealer: np.ndarray,
+                 deal_index: np.ndarray) -> int:
+    """Score the deal of each game of ``games`` (their deals just ended), record it as the
+    game's last result and end the episode or pass the deal on:
+
+    * F2, S1–S3: a player hits when he called and took exactly T tricks; his points are
+      ``bonus[hitters]`` if he hit, plus his tricks, plus 2 per taken card of bid-rank T;
+    * S4: the pot is shared equally by the hitters, or carried over when nobody hit;
+    * M1–M3: the episode ends after one deal (``episode_is_deal``), at ``target_points``
+      or after ``deals_limit`` deals; then a pot still carried over is shared by the
+      points winners (M2) and the game is over; otherwise the deal passes left (B1) and
+      the game is written to ``more`` (int [len(games)]) for the caller to deal.
+
+    ``rewards`` (float32 [B, P]) gets every seat's reward of ``reward_kind`` (a code of
+    :data:`REWARD_KINDS`): the points, the points minus the mean of the others', the
+    chips (pot share + final share - stake), or for ``win`` at the end of the episode
+    +1/w to each of the w winners and -1/(P - w) to each loser (0 if all win). Returns
+    how many games were written to ``more``."""
+    P = called.shape[1]
+    m = 0
+    for i in range(games.shape[0]):
+        g = games[i]
+        t = target[g]
+        hitters = 0
+        for p in range(P):
+            hit = called[g, p] and tricks_won[g, p] == t  # F2
+            last_hitters[g, p] = hit
+            hitters += hit
+        points_sum = 0
+        for p in range(P):  # S1–S3
+            points = (bonus[hitters] if last_hitters[g, p] else 0) + np.int64(
+                tricks_won[g, p]) + 2 * np.int64(rank_cards[g, p])
+            last_points[g, p] = points
+            points_sum += points
+            totals[g, p] += points
+        carry = pot[g] if hitters == 0 else np.int64(0)  # S4
+        deals_done[g] += 1
+        deal_over[g] = True
+        best = totals[g, 0]
+        for p in range(1, P):
+            best = max(best, totals[g, p])
+        over = episode_is_deal or best >= target_points or deals_done[g] >= deals_limit
+        num_winners = 0
+        for p in range(P):  # M1
+            winners[g, p] = over and totals[g, p] == best
+            num_winners += winners[g, p]
+        for p in range(P):
+            share = pot[g] / max(hitters, 1) if last_hitters[g, p] else 0.0  # S4
+            final = carry / max(num_winners, 1) if winners[g, p] else 0.0  # M2
+            chips = share + final - stakes[g, p]
+            last_share[g, p] = share
+            last_final_share[g, p] = final
+            last_chips[g, p] = chips
+            last_stakes[g, p] = stakes[g, p]
+            last_called[g, p] = called[g, p]
+            if reward_kind == _POINTS:
+                rewards[g, p] = last_points[g, p]
+            elif reward_kind == _RELATIVE:
+                rewards[g, p] = last_points[g, p] - (points_sum - last_points[g, p]) / (P - 1)
+            elif reward_kind == _CHIPS:
+                rewards[g, p] = chips
+            elif not over:
+                rewards[g, p] = 0.0
+            elif winners[g, p]:
+                rewards[g, p] = 1.0 / num_winners if num_winners < P else 0.0
+            else:
+                rewards[g, p] = -1.0 / (P - num_winners)
+        for h in range(tricks_won.shape[1]):
+            last_tricks[g, h] = tricks_won[g, h]
+        has_result[g] = True
+        last_declarer[g] = declarer[g]
+        last_target[g] = t
+        last_carry[g] = carry
+        last_deal[g] = deals_done[g] - 1
+        pot[g] = 0 if over else carry
+        if over:
+            phase[g] = _OVER
+            current_player[g] = -1
+            game_over[g] = True
+        else:  # the next deal: the deal passes left (B1), the pot carries (S4)
+            dealer[g] = (dealer[g] + 1) % P
+            deal_index[g] += 1
+            more[m] = g
+            m += 1
+    return m

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import NUM_CARDS, NUM_RANKS
-from envs.compiled import kernel
+from envs.compiled import ArrayNames, kernel, machine_code
 from envs.core import ObservationLayout
 
 from .config import VARIANTS, AbracadabraConfig
@@ -282,20 +282,32 @@ def observe_games(seats: np.ndarray | None, out: np.ndarray, integers: bool, var
                      tricks_won, tricks_done, called, totals, pot, deals_done)
 
 
-def encode(state: AbracadabraState, config: AbracadabraConfig, seats: np.ndarray | None,
+def encode(state: AbracadabraState, settings: tuple, seats: np.ndarray | None,
            out: np.ndarray) -> None:
     """Write the observation of every game of ``state`` from ``seats`` (int [B], valid
     seats; None: the seat to act) into ``out`` (float32 or int8 [B, 771], C-contiguous),
-    every entry. An int8 ``out`` gets the integers of the fractional entries (counts,
-    totals, chips): see :func:`observation_scale`. Written by the compiled
-    :func:`observe_games`."""
-    s = state
+    every entry; ``settings``: :func:`observe_settings` of the games' config. An int8
+    ``out`` gets the integers of the fractional entries (counts, totals, chips): see
+    :func:`observation_scale`. Written by the compiled :func:`observe_games`."""
     if seats is not None:
         seats = np.ascontiguousarray(seats, dtype=np.intp)
-    observe_games(
-        seats, out, out.dtype == np.int8, VARIANT_ORDER.index(config.variant),
-        config.cards_each, config.target_points, 10.0 * config.ante, config.deals_limit,
-        config.episode == "match", s.phase, s.current_player, s.dealer, s.hand_bits,
-        s.leftover, s.trump, s.bids, s.declarer, s.target, s.shown_bits, s.num_shown,
-        s.played_bits, s.void_bits, s.trick, s.leader, s.to_play, s.dummy_ctrl, s.tricks_won,
-        s.tricks_done, s.called, s.totals, s.pot, s.deals_done)
+    dtype = out.dtype.char  # "f" (float32) or "b" (int8): a character compares fastest
+    args = (seats, out, dtype == "b", *settings, *state.kernel_arrays(OBSERVE_ARRAYS))
+    # the key fixes the types of seats (None or C-contiguous intp) and out (its dtype;
+    # C-contiguous, checked by the engine's observe)
+    key = ("observe " if seats is None else "observe seats ") + dtype
+    machine_code(state.kernel_cache, key, observe_games, args)(*args)
+
+
+#: the state arrays :func:`observe_games` takes, in its order
+OBSERVE_ARRAYS = ArrayNames("phase", "current_player", "dealer", "hand_bits", "leftover", "trump",
+                            "bids", "declarer", "target", "shown_bits", "num_shown", "played_bits",
+                            "void_bits", "trick", "leader", "to_play", "dummy_ctrl", "tricks_won",
+                            "tricks_done", "called", "totals", "pot", "deals_done")
+
+
+def observe_settings(config: AbracadabraConfig) -> tuple:
+    """The arguments of :func:`observe_games` that ``config`` sets, ``variant`` to
+    ``match`` (for :func:`encode`)."""
+    return (VARIANT_ORDER.index(config.variant), config.cards_each, config.target_points,
+            10.0 * config.ante, config.deals_limit, config.episode == "match")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from envs.cards import NUM_CARDS
+from envs.compiled import KernelState
 
 from .rules import Phase
 
@@ -33,8 +34,8 @@ def unpack_cards(card_sets: np.ndarray) -> np.ndarray:
     return bits[..., :NUM_CARDS].view(bool)
 
 
-@dataclass
-class AbracadabraState:
+@dataclass(eq=False, frozen=True)
+class AbracadabraState(KernelState):
     """Every per-game array of a batch of Abracadabra games (leading axis: the game)."""
 
     # -- the episode ----------------------------------------------------------------------

@@ -45,6 +45,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from envs.cards import CARD_NAMES, JOKER, NUM_CARDS, parse_card
+from envs.compiled import ArrayNames, machine_code
 from envs.core import (
     BatchEngine,
     check_actions,
@@ -85,6 +86,19 @@ from envs.four_aces.scoring import MAX_CARDS, score_presence, scorer_tables
 from envs.four_aces.state import FourAcesState
 
 #: buckets of the deal's sort (kernels.stable_order): about one per card
+#: the state arrays the per-step kernels take, in their order:
+#: :func:`~envs.four_aces.kernels.legal_action_mask`, :func:`~envs.four_aces.kernels.step_games`
+#: and :func:`~envs.four_aces.observation.observe_games`
+MASK_ARRAYS = ArrayNames("hand", "current_player", "stock_top", "game_over")
+STEP_ARRAYS = ArrayNames("game_over", "deal_over", "current_player", "deal_order", "stock_top",
+                         "hand", "hand_size", "hand_limit", "discard", "discard_size",
+                         "discard_counts", "four_aces_now")
+OBSERVE_ARRAYS = ArrayNames("current_player", "rounds_played", "totals", "dealer", "stock_top",
+                            "hand", "hand_size", "hand_limit", "table", "discard", "discard_size",
+                            "discard_counts")
+MATCH_ARRAYS = ArrayNames("totals", "rounds_played", "game_over", "match_over", "has_result",
+                          "deal_over", "last_points", "four_aces_winner", "winners")
+OBSERVE_ONE_ARRAYS = ArrayNames(*OBSERVE_ARRAYS.names[1:])  # observe_game's: all but the first
 DEAL_BUCKETS = 64
 
 # the engine, and (TEMPORARY, until every importer uses envs.four_aces.rules/observation)
@@ -236,17 +250,9 @@ class FourAcesEngine(BatchEngine):
         return cards.astype(np.int8)
 
     def _new_match(self, g: np.ndarray) -> None:
-        """Clear the match state of games ``g``."""
-        st = self.state
-        st.totals[g] = 0
-        st.rounds_played[g] = 0
-        st.game_over[g] = False
-        st.match_over[g] = False
-        st.has_result[g] = False
-        st.deal_over[g] = False
-        st.last_points[g] = 0
-        st.four_aces_winner[g] = -1
-        st.winners[g] = False
+        """Clear the match state of games ``g``: :func:`~envs.four_aces.kernels.new_matches`."""
+        kernels.new_matches(np.ascontiguousarray(g, np.intp),
+                            *self.state.kernel_arrays(MATCH_ARRAYS))
 
     # ==================================================================================
     # round start: G2 dealer, G3 deal, G4 pre-fill, H1 first mover
@@ -291,8 +297,8 @@ class FourAcesEngine(BatchEngine):
         (:func:`~envs.four_aces.kernels.legal_action_mask`)."""
         st = self.state
         mask = np.empty((self.batch_size, NUM_ACTIONS), dtype=bool)
-        kernels.legal_action_mask(st.hand, st.current_player, st.stock_top, st.game_over,
-                                  mask)
+        args = (*st.kernel_arrays(MASK_ARRAYS), mask)
+        machine_code(st.kernel_cache, "mask", kernels.legal_action_mask, args)(*args)
         return mask
 
     def _check_actions(self, idx: np.ndarray, a: np.ndarray, rows: np.ndarray) -> None:
@@ -327,10 +333,11 @@ class FourAcesEngine(BatchEngine):
         active = check_active(active, B)
         st = self.state
         ended = np.empty(B, dtype=np.intp)
-        bad, n = kernels.step_games(
-            actions, active, ended, st.game_over, st.deal_over, st.current_player,
-            st.deal_order, st.stock_top, st.hand, st.hand_size, st.hand_limit, st.discard,
-            st.discard_size, st.discard_counts, st.four_aces_now)
+        args = (actions, active, ended, *st.kernel_arrays(STEP_ARRAYS))
+        # the key fixes active's type: None or a C-contiguous bool array (check_active)
+        step_games = machine_code(st.kernel_cache, "step" if active is None else "step active",
+                                  kernels.step_games, args)
+        bad, n = step_games(*args)
         if bad >= 0:  # nothing has changed
             g = np.array([bad], dtype=np.intp)
             self._check_actions(g, actions[g].astype(np.intp),
@@ -422,19 +429,22 @@ class FourAcesEngine(BatchEngine):
         """:meth:`observe` of any batch from ``seats`` (intp [B], valid; None: each game's
         current player) into ``out`` (:func:`~envs.four_aces.observation.observe_games`)."""
         st, cfg = self.state, self.config
-        observe_games(
-            seats, out, out.dtype == np.int8, cfg.target_points, cfg.round_limit,
-            st.current_player, st.rounds_played, st.totals, st.dealer, st.stock_top,
-            st.hand, st.hand_size, st.hand_limit, st.table, st.discard, st.discard_size,
-            st.discard_counts)
+        dtype = out.dtype.char  # "f" (float32) or "b" (int8): a character compares fastest
+        args = (seats, out, dtype == "b", cfg.target_points, cfg.round_limit,
+                *st.kernel_arrays(OBSERVE_ARRAYS))
+        # the key fixes the types of seats (None or C-contiguous intp, check_seats) and
+        # out (its dtype; C-contiguous, check_out)
+        key = ("observe " if seats is None else "observe seats ") + dtype
+        machine_code(st.kernel_cache, key, observe_games, args)(*args)
 
     def observe_one(self, seat: int, out: np.ndarray) -> None:
         """See :meth:`envs.core.BatchEngine.observe_one` (game 0, no argument checks)."""
         st, cfg = self.state, self.config
-        observe_game(
-            0, seat, out, out.dtype == np.int8, cfg.target_points, cfg.round_limit,
-            st.rounds_played, st.totals, st.dealer, st.stock_top, st.hand, st.hand_size,
-            st.hand_limit, st.table, st.discard, st.discard_size, st.discard_counts)
+        dtype = out.dtype.char  # "f" (float32) or "b" (int8)
+        args = (0, seat, out, dtype == "b", cfg.target_points, cfg.round_limit,
+                *st.kernel_arrays(OBSERVE_ONE_ARRAYS))
+        # the key fixes out's type: a C-contiguous row of its dtype (the caller's promise)
+        machine_code(st.kernel_cache, "observe one " + dtype, observe_game, args)(*args)
 
     # ==================================================================================
     # copies and resampled worlds: what search agents play out (envs.four_aces.resample)

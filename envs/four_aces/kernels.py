@@ -22,7 +22,8 @@ same code. One function per step of the rules:
    compiled scorer :func:`envs.four_aces.scoring.score_set`), totals, winners, rewards
    (:func:`add_rewards`) and the match end; it lists the games whose match goes on, and
    the engine deals them anew through 8.;
-8. :func:`start_rounds` — a new round in the games listed: the dealer draw
+8. :func:`new_matches` and :func:`start_rounds` — a new match, a new round in the games
+   listed: the dealer draw
    (:func:`ace_of_spades_place`, G2), the shuffle (:func:`~envs.core.shuffle_order`) and the
    deal (:func:`deal_round`, G3), the pre-fill
    (:func:`prefill`, G4, drawing through :func:`draw_card`) and the first mover (H1).
@@ -454,6 +455,27 @@ def prefill(g: int, dealer: int, deal_order: np.ndarray, stock_top: np.ndarray,
             return
         draw_card(g, seat, deal_order, stock_top, hand, hand_size, hand_limit,
                   four_aces_now)
+
+
+@kernel
+def new_matches(games: np.ndarray, totals: np.ndarray, rounds_played: np.ndarray,
+                game_over: np.ndarray, match_over: np.ndarray, has_result: np.ndarray,
+                deal_over: np.ndarray, last_points: np.ndarray,
+                four_aces_winner: np.ndarray, winners: np.ndarray) -> None:
+    """A new match in each game of ``games``: no points (K3), no round played, no result
+    yet; :func:`start_rounds` deals its first round next."""
+    for i in range(games.shape[0]):
+        g = games[i]
+        for p in range(totals.shape[1]):
+            totals[g, p] = 0
+            last_points[g, p] = 0
+            winners[g, p] = False
+        rounds_played[g] = 0
+        game_over[g] = False
+        match_over[g] = False
+        has_result[g] = False
+        deal_over[g] = False
+        four_aces_winner[g] = -1
 
 
 @kernel

@@ -9,16 +9,17 @@ the batch size and P for the number of players; cards are counted by card index
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
 from envs.cards import NUM_CARDS
+from envs.compiled import KernelState
 from envs.four_aces.rules import DECK_SIZE
 
 
-@dataclass(eq=False)
-class FourAcesState:
+@dataclass(eq=False, frozen=True)
+class FourAcesState(KernelState):
     """The games of a :class:`~envs.four_aces.engine.FourAcesEngine` (see module doc).
 
     Every field has a leading batch axis of length B. A field is public to read; only the
@@ -120,7 +121,7 @@ class FourAcesState:
 
     def arrays(self) -> dict[str, np.ndarray]:
         """Every field by name (the arrays themselves, not copies)."""
-        return dict(vars(self))
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     # flat views of the per-seat arrays, one row per (game, seat) pair ``game * P + seat``:
     # made on use (a reshape costs well under a microsecond), so copies of a state stay
