@@ -55,7 +55,10 @@ the same sampler (Python's ``random.Random`` over the legal ids); the batched lo
 :func:`envs.core.sample_uniform_legal` (exactly uniform, one random integer per game).
 
 Each row runs a warm-up and then ``--repeats`` timed runs of ``--seconds`` each; the
-figures are the medians, in one process. Memory is measured in subprocesses: state bytes
+figures are the medians, in one process. Every timed run follows a short run of each
+OpenSpiel loop (:data:`bench.loops.REFERENCE_SHARE` of its length), and a row's ratios to OpenSpiel
+are the medians of its runs' rates over those runs' (paired: the VM's drift within
+minutes cancels). Memory is measured in subprocesses: state bytes
 per game (the engine's numpy arrays / batch size) and the peak memory of a batch of 8192
 games while it plays.
 
@@ -213,13 +216,19 @@ def run_bench(
             rows.append((engine, game, variant, b, obs))
             loops.append(loop)
     labels = [f"{e:18s} {g:11s} {v:14.14s} batch {b:5d} {o:7s}" for e, g, v, b, o in rows]
-    rates = measure(loops, seconds, repeats, labels)
+    # OpenSpiel's loops also run just before every timed run: the ratios are paired
+    modes = [row[0] for row in rows if row[0] in openspiel.OPENSPIEL_MODES]
+    references = [loop for row, loop in zip(rows, loops, strict=True)
+                  if row[0] in openspiel.OPENSPIEL_MODES]
+    rates = measure(loops, seconds, repeats, labels, references)
     bytes_per_step: dict[tuple[str, str, str], int] = {}
-    for (engine, game, variant, b, obs), loop, (step_rates, deals_per_step) in zip(
+    for (engine, game, variant, b, obs), loop, (step_rates, deals_per_step, pairs) in zip(
             rows, loops, rates, strict=True):
         steps_per_s = statistics.median(step_rates)
         record = Record(engine, game, variant, b, steps_per_s, steps_per_s * deals_per_step,
                         obs, step_rates)
+        record.paired = {mode: statistics.median(rate / pair[k] for rate, pair in zip(
+            step_rates, pairs, strict=True)) for k, mode in enumerate(modes)}
         if engine == "batch":
             if (game, variant, obs) not in bytes_per_step:
                 one = make_batch_engine(game, variant, 1)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib.util
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -201,23 +201,38 @@ def vec_env_loop(venv, seed: int = 0, clock: Callable[[], float] = time.perf_cou
 
 
 # -- the timer -----------------------------------------------------------------------------------
+#: the length of each reference run that precedes a timed run (:func:`measure`), as a
+#: share of the timed run's
+REFERENCE_SHARE = 0.3
+
+
 def measure(
-    loops: list[Loop], seconds: float, repeats: int, labels: list[str]
-) -> list[tuple[list[float], float]]:
-    """Per loop: steps/s of ``repeats`` timed runs after a warm-up, and deals per step.
+    loops: list[Loop], seconds: float, repeats: int, labels: list[str],
+    references: Sequence[Loop] = (),
+) -> list[tuple[list[float], float, list[list[float]]]]:
+    """Per loop: steps/s of ``repeats`` timed runs after a warm-up, deals per step, and
+    per timed run the steps/s of each of ``references`` run just before it.
 
     The runs are interleaved (pass 1 over all loops, then pass 2, …) so that a change in
     the machine's load during the benchmark affects every row, ours and OpenSpiel's, alike.
+    Each timed run is preceded by a run of every reference loop (OpenSpiel's), of
+    :data:`REFERENCE_SHARE` times ``seconds``: a row's rate over the reference's rate of
+    the same moment is a ratio that this VM's drift of 20–40% within minutes leaves alone.
     Deals per step is over all runs, warm-up included: in a big batch deals end in bursts,
     so a short window's count of them is noisy, while deals/step is not. ``labels`` name
-    the loops in the progress lines printed after each run.
+    the loops in the progress
+    lines printed after each run.
     """
     rates: list[list[float]] = [[] for _ in loops]
+    paired: list[list[list[float]]] = [[] for _ in loops]
     totals = [[0, 0] for _ in loops]
     for r in range(repeats):
         for i, loop in enumerate(loops):
             runs = [max(seconds / 2, 0.01), seconds] if r == 0 else [seconds]
             for length in runs:
+                if length == runs[-1]:  # the timed run: its references just before it
+                    paired[i].append([_rate(ref(REFERENCE_SHARE * seconds))
+                                      for ref in references])
                 steps, deals, elapsed = loop(length)
                 totals[i][0] += steps
                 totals[i][1] += deals
@@ -227,5 +242,11 @@ def measure(
                 f"{steps / elapsed:12,.0f} steps/s, {deals / elapsed:10,.1f} deals/s",
                 flush=True,
             )
-    return [(rate, deals / max(steps, 1)) for rate, (steps, deals) in zip(rates, totals,
-                                                                           strict=True)]
+    return [(rate, deals / max(steps, 1), pairs)
+            for rate, (steps, deals), pairs in zip(rates, totals, paired, strict=True)]
+
+
+def _rate(run: tuple[int, int, float]) -> float:
+    """Steps/s of a loop's ``(steps, deals, elapsed)``."""
+    steps, _, elapsed = run
+    return steps / elapsed

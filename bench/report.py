@@ -9,8 +9,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from bench.bandwidth import achieved_bandwidth
+from bench.loops import REFERENCE_SHARE
 from bench.memory import MEMORY_STEPS
 from bench.openspiel import OPENSPIEL_GAME, OPENSPIEL_MODES
+
+BARE, OBS, OBSERVER = OPENSPIEL_MODES
 
 #: targets of the throughput issue (#17): batch engine at batch >= TARGET_BATCH vs
 #: OpenSpiel bare steps/s, per game and observation dtype
@@ -46,6 +49,17 @@ class Record:
     #: batch rows at the smallest and largest batch: ns per agent-step of each call
     #: (:func:`bench.loops.batch_time_split`)
     detail: dict = field(default_factory=dict)
+    #: OpenSpiel mode -> the median over the timed runs of this row's steps/s over that
+    #: mode's steps/s in a run just before (:func:`bench.loops.measure`); empty without
+    #: OpenSpiel
+    paired: dict = field(default_factory=dict)
+
+    def ratio(self, mode: str, rates: dict[str, float]) -> float | None:
+        """This row's ratio to OpenSpiel's ``mode``: the paired one, or else the ratio of
+        the medians (``rates``: steps/s by mode); None if OpenSpiel was not measured."""
+        if mode in self.paired:
+            return self.paired[mode]
+        return self.steps_per_s / rates[mode] if rates.get(mode) else None
 
     def public(self) -> dict:
         """The record as written to the JSON file (without the per-run rates)."""
@@ -64,8 +78,8 @@ def _spread(r: Record) -> str:
     return f"±{50 * (max(runs) - min(runs)) / r.steps_per_s:.0f}%" if len(runs) > 1 else "—"
 
 
-def _ratio(ours: float, theirs: float | None) -> str:
-    return f"{ours / theirs:.2f}×" if theirs else "—"
+def _ratio(ratio: float | None) -> str:
+    return "—" if ratio is None else f"{ratio:.2f}×"
 
 
 def _bandwidth(r: Record, copy_bytes_per_s: float | None) -> str:
@@ -126,11 +140,12 @@ def _training_split(records: list[Record]) -> list[str]:
     return lines
 
 
-def _batch_split(records: list[Record], bare: float | None, observer: float | None,
+def _batch_split(records: list[Record], os_rate: dict[str, float],
                  copy_bytes_per_s: float | None) -> list[str]:
     """The section on where the batch rows' time goes, against the time per agent-step
-    the goals allow (from OpenSpiel's ``bare`` and ``observer`` steps/s; None: not run)
-    and the copy bandwidth (bytes/s; None: not measured)."""
+    the goals allow (from each row's ratios to OpenSpiel, :meth:`Record.ratio`; ``os_rate``:
+    OpenSpiel's steps/s by mode, empty if not run) and the copy bandwidth (bytes/s; None:
+    not measured)."""
     rows = [r for r in records if r.engine == "batch" and r.detail]
     if not rows:
         return []
@@ -149,7 +164,8 @@ def _batch_split(records: list[Record], bare: float | None, observer: float | No
         "agent-steps/s in the table above, for comparison. *Goal budget*: the time per "
         f"agent-step the goal allows — at batch ≥ {TARGET_BATCH} 1 / (target × OpenSpiel "
         f"bare steps/s), at batch 1 1 / ({SINGLE_GAME_TARGET:g} × OpenSpiel observer "
-        "steps/s) for float32 (the single-game goal). *Write GB/s*: the row's bytes per "
+        "steps/s) for float32 (the single-game goal), OpenSpiel's steps/s being those "
+        "paired with the row (the row's steps/s over its ratio). *Write GB/s*: the row's bytes per "
         "agent-step (observation and mask) over the time of `observe` and the mask, with "
         "its share of the copy bandwidth: how close the writes run to the memory's limit.",
         "",
@@ -161,10 +177,11 @@ def _batch_split(records: list[Record], bare: float | None, observer: float | No
         d = r.detail
         total = sum(d[f"{p}_ns"] for p in parts)
         budget = "—"
+        bare, observer = r.ratio(BARE, os_rate), r.ratio(OBSERVER, os_rate)
         if r.batch >= TARGET_BATCH and bare:
-            budget = f"{1e9 / (TARGETS[r.game, r.obs] * bare):,.0f}"
+            budget = f"{1e9 * bare / (TARGETS[r.game, r.obs] * r.steps_per_s):,.0f}"
         elif r.batch == 1 and r.obs == "float32" and observer:
-            budget = f"{1e9 / (SINGLE_GAME_TARGET * observer):,.0f}"
+            budget = f"{1e9 * observer / (SINGLE_GAME_TARGET * r.steps_per_s):,.0f}"
         writing = d["observe_ns"] + d["mask_ns"]
         rate = "—"
         if r.bytes_per_step and writing > 0:
@@ -192,7 +209,7 @@ def render_markdown(
     ``info["copy_bandwidth"]`` (:func:`bench.bandwidth.copy_bandwidth`, optional), the
     targets, the training split of the ppo rows, the ``memory`` table and the plot link."""
     os_rate = {r.engine: r.steps_per_s for r in records if r.engine in OPENSPIEL_MODES}
-    bare, obs, observer = (os_rate.get(m) for m in OPENSPIEL_MODES)
+    bare, obs, observer = (os_rate.get(m) for m in (BARE, OBS, OBSERVER))
     lines = [
         "# Throughput benchmark",
         "",
@@ -211,7 +228,12 @@ def render_markdown(
         "our steps/s over OpenSpiel "
         f"`{OPENSPIEL_GAME}` measured in the same run: *bare* (apply_action only), *obs* "
         "(`information_state_tensor()` at every decision — oh_hell implements no "
-        "`observation_tensor()`), *observer* (preallocated `make_observation(...).set_from`).",
+        "`observation_tensor()`), *observer* (preallocated `make_observation(...).set_from`). "
+        "They are paired: each timed run of a row follows a run of each OpenSpiel loop "
+        f"({REFERENCE_SHARE:g} × `--seconds`), and a ratio is the median over "
+        "the row's timed runs of its steps/s over OpenSpiel's just before, so that the "
+        "machine's drift between rows cancels (the OpenSpiel rows' own steps/s are the "
+        "medians of their timed runs, as every row's).",
         "",
         f"Command: `{command}`",
         "",
@@ -250,8 +272,8 @@ def render_markdown(
         lines.append(
             f"| {r.engine} | {r.game} | {r.variant} | {r.batch} | {r.obs} "
             f"| {_fmt(r.steps_per_s)} "
-            f"| {_fmt(r.games_per_s)} | {_spread(r)} | {_ratio(r.steps_per_s, bare)} "
-            f"| {_ratio(r.steps_per_s, obs)} | {_ratio(r.steps_per_s, observer)} "
+            f"| {_fmt(r.games_per_s)} | {_spread(r)} | {_ratio(r.ratio(BARE, os_rate))} "
+            f"| {_ratio(r.ratio(OBS, os_rate))} | {_ratio(r.ratio(OBSERVER, os_rate))} "
             f"| {'—' if r.bytes_per_step is None else f'{r.bytes_per_step:,.0f}'} "
             f"| {_bandwidth(r, copy_bytes_per_s)} |"
         )
@@ -267,8 +289,8 @@ def render_markdown(
                 lines.append(f"- {game}: no batch size ≥ {TARGET_BATCH} was measured.")
             for variant, dtype in dict.fromkeys((r.variant, r.obs) for r in rows):
                 best = max((r for r in rows if (r.variant, r.obs) == (variant, dtype)),
-                           key=lambda r: r.steps_per_s)
-                ratio = best.steps_per_s / bare
+                           key=lambda r: r.ratio(BARE, os_rate))
+                ratio = best.ratio(BARE, os_rate)
                 target = TARGETS[game, dtype]
                 verdict = "met" if ratio >= target else "NOT met"
                 lines.append(
@@ -278,15 +300,16 @@ def render_markdown(
                 )
         for r in records:
             if r.engine == "aec" and obs:
-                verdict = "met" if r.steps_per_s >= AEC_TARGET * obs else "NOT met"
+                ratio = r.ratio(OBS, os_rate)
+                verdict = "met" if ratio >= AEC_TARGET else "NOT met"
                 lines.append(
-                    f"- {r.game} `{r.variant}` AEC: {r.steps_per_s / obs:.2f}× OpenSpiel obs "
+                    f"- {r.game} `{r.variant}` AEC: {ratio:.2f}× OpenSpiel obs "
                     f"(target ≥ {AEC_TARGET:g}×: {verdict}), "
-                    f"{_ratio(r.steps_per_s, observer)} its preallocated observer."
+                    f"{_ratio(r.ratio(OBSERVER, os_rate))} its preallocated observer."
                 )
         for r in records:
             if r.engine == "batch" and r.batch == 1 and r.obs == "float32" and observer:
-                ratio = r.steps_per_s / observer
+                ratio = r.ratio(OBSERVER, os_rate)
                 verdict = "met" if ratio >= SINGLE_GAME_TARGET else "NOT met"
                 lines.append(
                     f"- {r.game} `{r.variant}` single-game step (batch engine, batch 1, "
@@ -295,7 +318,7 @@ def render_markdown(
                 )
     else:
         lines.append("- OpenSpiel was not measured in this run, so no ratios.")
-    lines += _batch_split(records, bare, observer, copy_bytes_per_s)
+    lines += _batch_split(records, os_rate, copy_bytes_per_s)
     lines += _training_split(records)
     if memory:
         lines += [

@@ -10,12 +10,12 @@ import json
 import pytest
 
 from bench import loops, openspiel
-from bench.loops import SPLIT_PARTS, VARIANTS, batch_time_split, make_batch_engine
+from bench.loops import SPLIT_PARTS, VARIANTS, batch_time_split, make_batch_engine, measure
 from bench.report import Record, render_markdown
 from cli import main as cli
 
 RECORD_KEYS = {"engine", "game", "variant", "batch", "steps_per_s", "games_per_s", "obs",
-               "bytes_per_step", "detail"}
+               "bytes_per_step", "detail", "paired"}
 ENGINES = {"batch", "aec", "vecenv", "seat", *openspiel.OPENSPIEL_MODES}
 SPLIT_KEYS = {f"{part}_ns" for part in (*SPLIT_PARTS, "other")}
 
@@ -63,6 +63,8 @@ def test_bench_writes_table_json_and_plot(tmp_path):
     if openspiel.available():
         assert {r["engine"] for r in records} >= set(openspiel.OPENSPIEL_MODES)
         assert "× OS bare" in text
+        assert all(set(r["paired"]) == set(openspiel.OPENSPIEL_MODES) for r in records)
+        assert all(ratio > 0 for r in records for ratio in r["paired"].values())
 
 
 def test_the_time_split_times_every_call_of_the_loop(monkeypatch):
@@ -163,3 +165,37 @@ def test_report_says_met_at_the_goals_of_the_throughput_issue():
     assert ("abracadabra `four` single-game step (batch engine, batch 1, float32): 0.50× "
             "OpenSpiel's preallocated observer (target ≥ 0.5×: met)") in text
     assert text.count("NOT met") == 1  # only the int8 row just under 20×
+
+
+def test_each_timed_run_follows_a_run_of_every_reference():
+    """measure pairs every timed run (not the warm-up) with a run of each reference just
+    before it; the paired ratio of a row is its rate over theirs at that moment."""
+    calls = []
+
+    def fake(name, rate):
+        def run(seconds):
+            calls.append(name)
+            return int(rate * seconds), 0, seconds
+        return run
+
+    rows = [fake("ours", 1000.0), fake("slow", 10.0)]
+    refs = [fake("ref_a", 100.0), fake("ref_b", 60.0)]
+    results = measure(rows, 0.5, 2, ["ours", "slow"], refs)  # references: 0.15 s
+    # pass 1: warm-up then refs + timed run, per row; pass 2: refs + timed run, per row
+    assert calls == ["ours", "ref_a", "ref_b", "ours", "slow", "ref_a", "ref_b", "slow",
+                     "ref_a", "ref_b", "ours", "ref_a", "ref_b", "slow"]
+    (ours_rates, _, ours_pairs), (_, _, slow_pairs) = results
+    assert ours_rates == [1000.0, 1000.0]
+    assert ours_pairs == [[100.0, 60.0], [100.0, 60.0]] == slow_pairs
+
+
+def test_report_ratios_are_the_paired_ones_where_measured():
+    """A row measured while the machine ran at half speed: its paired ratios hold, the
+    ratio of medians would halve it."""
+    row = Record("batch", "four_aces", "3p", 8192, 1200.0, 40.0, "int8", [1200.0])
+    row.paired = {"openspiel_bare": 13.0, "openspiel_obs": 24.0, "openspiel_observer": 7.0}
+    text = render_markdown([row, *OPENSPIEL_RECORDS], [], REPORT_INFO, "cardrl bench", [],
+                           None)
+    assert "| 1,200 | 40.0 | — | 13.00× | 24.00× | 7.00× |" in text
+    assert "13.0× OpenSpiel bare (batch 8192); target ≥ 12×: met" in text
+    assert "They are paired" in text
