@@ -32,7 +32,7 @@ def machine_code(cache: dict, key: object, dispatcher: Dispatcher, args: tuple) 
     ``machine_code(...)(*args)``.
 
     Calling a kernel through its dispatcher types every argument on every call: about
-    27 ns an argument, 0.9 µs for the 33 arrays of an Abracadabra step, a tenth of a
+    27 ns an argument, 0.9 µs for the 33 arguments of an Abracadabra step, a tenth of a
     single game's step. The function returned skips that and only converts the
     arguments, so it must only ever get arguments of the types it was found for: use it
     where each ``key`` fixes them, as a :class:`KernelState`'s ``kernel_cache`` does
@@ -60,8 +60,8 @@ class KernelState:
     are never rebound (only written in place), so what the per-step kernels need of them
     is found once and serves the state for life, in :attr:`kernel_cache`: each kernel's
     machine code (:func:`machine_code`, whose types the state's arrays fix) and the
-    tuples of arrays the kernels take (:meth:`kernel_arrays`). Copies and unpickled states start
-    with an empty cache."""
+    tuples of arrays the kernels take (:meth:`kernel_arrays`). Copies and unpickled
+    states start with an empty cache."""
 
     kernel_cache: dict
 

@@ -282,6 +282,13 @@ def observe_games(seats: np.ndarray | None, out: np.ndarray, integers: bool, var
                      tricks_won, tricks_done, called, totals, pot, deals_done)
 
 
+#: the state arrays :func:`observe_games` takes, in its order
+OBSERVE_ARRAYS = ArrayNames("phase", "current_player", "dealer", "hand_bits", "leftover", "trump",
+                            "bids", "declarer", "target", "shown_bits", "num_shown", "played_bits",
+                            "void_bits", "trick", "leader", "to_play", "dummy_ctrl", "tricks_won",
+                            "tricks_done", "called", "totals", "pot", "deals_done")
+
+
 def encode(state: AbracadabraState, settings: tuple, seats: np.ndarray | None,
            out: np.ndarray) -> None:
     """Write the observation of every game of ``state`` from ``seats`` (int [B], valid
@@ -298,12 +305,6 @@ def encode(state: AbracadabraState, settings: tuple, seats: np.ndarray | None,
     key = ("observe " if seats is None else "observe seats ") + dtype
     machine_code(state.kernel_cache, key, observe_games, args)(*args)
 
-
-#: the state arrays :func:`observe_games` takes, in its order
-OBSERVE_ARRAYS = ArrayNames("phase", "current_player", "dealer", "hand_bits", "leftover", "trump",
-                            "bids", "declarer", "target", "shown_bits", "num_shown", "played_bits",
-                            "void_bits", "trick", "leader", "to_play", "dummy_ctrl", "tricks_won",
-                            "tricks_done", "called", "totals", "pot", "deals_done")
 
 
 def observe_settings(config: AbracadabraConfig) -> tuple:

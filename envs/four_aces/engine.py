@@ -85,10 +85,10 @@ from envs.four_aces.rules import (
 from envs.four_aces.scoring import MAX_CARDS, score_presence, scorer_tables
 from envs.four_aces.state import FourAcesState
 
-#: buckets of the deal's sort (kernels.stable_order): about one per card
-#: the state arrays the per-step kernels take, in their order:
-#: :func:`~envs.four_aces.kernels.legal_action_mask`, :func:`~envs.four_aces.kernels.step_games`
-#: and :func:`~envs.four_aces.observation.observe_games`
+#: the state arrays the kernels of every step and reset take, in their order:
+#: :func:`~envs.four_aces.kernels.legal_action_mask`, :func:`~envs.four_aces.kernels.step_games`,
+#: :func:`~envs.four_aces.observation.observe_games` (and ``observe_game``) and
+#: :func:`~envs.four_aces.kernels.new_matches`
 MASK_ARRAYS = ArrayNames("hand", "current_player", "stock_top", "game_over")
 STEP_ARRAYS = ArrayNames("game_over", "deal_over", "current_player", "deal_order", "stock_top",
                          "hand", "hand_size", "hand_limit", "discard", "discard_size",
@@ -99,6 +99,7 @@ OBSERVE_ARRAYS = ArrayNames("current_player", "rounds_played", "totals", "dealer
 MATCH_ARRAYS = ArrayNames("totals", "rounds_played", "game_over", "match_over", "has_result",
                           "deal_over", "last_points", "four_aces_winner", "winners")
 OBSERVE_ONE_ARRAYS = ArrayNames(*OBSERVE_ARRAYS.names[1:])  # observe_game's: all but the first
+#: buckets of the deal's sort (kernels.stable_order): about one per card
 DEAL_BUCKETS = 64
 
 # the engine, and (TEMPORARY, until every importer uses envs.four_aces.rules/observation)
