@@ -25,8 +25,7 @@ from numba.extending import intrinsic
 
 from envs.compiled import kernel
 
-_UINT32_MAX = np.uint64(0xFFFFFFFF)
-_LOW_32 = np.uint64(0xFFFFFFFF)
+_UINT32_MAX = np.uint64(0xFFFFFFFF)  #: also the mask of a uint64's low 32 bits
 _SHIFT_32 = np.uint64(32)
 
 
@@ -67,10 +66,10 @@ def bounded(bitgen: int, n: int) -> int:
         return 0
     bound = rng + np.uint64(1)
     m = np.uint64(next_uint32(bitgen)) * bound
-    leftover = m & _LOW_32
+    leftover = m & _UINT32_MAX
     if leftover < bound:  # bound is an upper bound of the threshold: skip the modulo
         threshold = (_UINT32_MAX - rng) % bound
         while leftover < threshold:
             m = np.uint64(next_uint32(bitgen)) * bound
-            leftover = m & _LOW_32
+            leftover = m & _UINT32_MAX
     return np.int64(m >> _SHIFT_32)

@@ -71,7 +71,6 @@ from .config import AbracadabraConfig
 from .observation import (
     LAYOUT,
     OBSERVE_ARRAYS,
-    VARIANT_ORDER,
     encode,
     int8_error,
     observation_scale,
@@ -141,7 +140,6 @@ class AbracadabraEngine(BatchEngine):
         self._raise = config.ante if config.raise_mode == "multiple" else config.raise_increment
         self._auto_call = config.call_mode == "auto"
         self._deals_limit = config.deals_limit
-        self._variant = VARIANT_ORDER.index(config.variant)  # the observation's one-hot
         self._observe_settings = observe_settings(config)
         self._reward_kind = kernels.REWARD_KINDS.index(config.reward)
         self._rng = np.random.default_rng()

@@ -62,11 +62,12 @@ from envs.four_aces import kernels
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.observation import (
     LAYOUT,
+    OBSERVE_ONE_ARRAYS,
+    encode,
     int8_error,
     observation_bounds,
     observation_scale,
     observe_game,
-    observe_games,
 )
 from envs.four_aces.resample import check_one, game_rows, seeded_generator, select_games
 from envs.four_aces.resample import resample_many as resample_worlds
@@ -86,19 +87,14 @@ from envs.four_aces.scoring import MAX_CARDS, score_presence, scorer_tables
 from envs.four_aces.state import FourAcesState
 
 #: the state arrays the kernels of every step and reset take, in their order:
-#: :func:`~envs.four_aces.kernels.legal_action_mask`, :func:`~envs.four_aces.kernels.step_games`,
-#: :func:`~envs.four_aces.observation.observe_games` (and ``observe_game``) and
-#: :func:`~envs.four_aces.kernels.new_matches`
+#: :func:`~envs.four_aces.kernels.legal_action_mask`, :func:`~envs.four_aces.kernels.step_games`
+#: and :func:`~envs.four_aces.kernels.new_matches` (the observation's: beside its kernels)
 MASK_ARRAYS = ArrayNames("hand", "current_player", "stock_top", "game_over")
 STEP_ARRAYS = ArrayNames("game_over", "deal_over", "current_player", "deal_order", "stock_top",
                          "hand", "hand_size", "hand_limit", "discard", "discard_size",
                          "discard_counts", "four_aces_now")
-OBSERVE_ARRAYS = ArrayNames("current_player", "rounds_played", "totals", "dealer", "stock_top",
-                            "hand", "hand_size", "hand_limit", "table", "discard", "discard_size",
-                            "discard_counts")
 MATCH_ARRAYS = ArrayNames("totals", "rounds_played", "game_over", "match_over", "has_result",
                           "deal_over", "last_points", "four_aces_winner", "winners")
-OBSERVE_ONE_ARRAYS = ArrayNames(*OBSERVE_ARRAYS.names[1:])  # observe_game's: all but the first
 #: buckets of the deal's sort (kernels.stable_order): about one per card
 DEAL_BUCKETS = 64
 
@@ -428,15 +424,8 @@ class FourAcesEngine(BatchEngine):
 
     def _observe_batch(self, seats: np.ndarray | None, out: np.ndarray) -> None:
         """:meth:`observe` of any batch from ``seats`` (intp [B], valid; None: each game's
-        current player) into ``out`` (:func:`~envs.four_aces.observation.observe_games`)."""
-        st, cfg = self.state, self.config
-        dtype = out.dtype.char  # "f" (float32) or "b" (int8): a character compares fastest
-        args = (seats, out, dtype == "b", cfg.target_points, cfg.round_limit,
-                *st.kernel_arrays(OBSERVE_ARRAYS))
-        # the key fixes the types of seats (None or C-contiguous intp, check_seats) and
-        # out (its dtype; C-contiguous, check_out)
-        key = ("observe " if seats is None else "observe seats ") + dtype
-        machine_code(st.kernel_cache, key, observe_games, args)(*args)
+        current player) into ``out`` (:func:`~envs.four_aces.observation.encode`)."""
+        encode(self.state, self.config, seats, out)
 
     def observe_one(self, seat: int, out: np.ndarray) -> None:
         """See :meth:`envs.core.BatchEngine.observe_one` (game 0, no argument checks)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import JOKER, NUM_CARDS
-from envs.compiled import kernel
+from envs.compiled import ArrayNames, kernel, machine_code
 from envs.core import ObservationLayout
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.rules import (
@@ -176,15 +176,27 @@ def observe_games(seats: np.ndarray | None, out: np.ndarray, integers: bool,
                      discard_size, discard_counts)
 
 
-def encode(state: FourAcesState, config: FourAcesConfig, seats: np.ndarray,
+#: the state arrays :func:`observe_games` takes, in its order; :func:`observe_game` takes
+#: all but the first
+OBSERVE_ARRAYS = ArrayNames("current_player", "rounds_played", "totals", "dealer", "stock_top",
+                            "hand", "hand_size", "hand_limit", "table", "discard", "discard_size",
+                            "discard_counts")
+OBSERVE_ONE_ARRAYS = ArrayNames(*OBSERVE_ARRAYS.names[1:])
+
+
+def encode(state: FourAcesState, config: FourAcesConfig, seats: np.ndarray | None,
            out: np.ndarray) -> None:
-    """Write the observation of every game from ``seats`` (int [B], valid seats) into
-    ``out`` (float32 or int8 [B, D], C-contiguous), every entry. An int8 ``out`` gets the
-    integers of the fractional entries (cards left, hand sizes, jokers, totals, rounds):
-    see :func:`observation_scale`. Written by the compiled :func:`observe_games`."""
-    observe_games(
-        np.ascontiguousarray(seats, dtype=np.intp), out, out.dtype == np.int8,
-        config.target_points, config.round_limit, state.current_player,
-        state.rounds_played, state.totals, state.dealer, state.stock_top, state.hand,
-        state.hand_size, state.hand_limit, state.table, state.discard, state.discard_size,
-        state.discard_counts)
+    """Write the observation of every game from ``seats`` (int [B], valid seats; None:
+    each game's current player) into ``out`` (float32 or int8 [B, D], C-contiguous), every
+    entry. An int8 ``out`` gets the integers of the fractional entries (cards left, hand
+    sizes, jokers, totals, rounds): see :func:`observation_scale`. Written by the compiled
+    :func:`observe_games`."""
+    if seats is not None:
+        seats = np.ascontiguousarray(seats, dtype=np.intp)
+    dtype = out.dtype.char  # "f" (float32) or "b" (int8): a character compares fastest
+    args = (seats, out, dtype == "b", config.target_points, config.round_limit,
+            *state.kernel_arrays(OBSERVE_ARRAYS))
+    # the key fixes the types of seats (None or C-contiguous intp) and out (its dtype;
+    # C-contiguous, checked by the engine's observe)
+    key = ("observe " if seats is None else "observe seats ") + dtype
+    machine_code(state.kernel_cache, key, observe_games, args)(*args)
