@@ -32,7 +32,7 @@ import numpy as np
 from envs.cards import JOKER
 from envs.core import sample_uniform_legal
 from envs.four_aces.rules import ACES, DECK_SIZE, DRAW, MAX_HAND
-from envs.four_aces.scoring import score_presence
+from envs.four_aces.scoring import MAX_CARDS, score_presence, scorer_tables
 
 #: the rollout policies of each game
 ROLLOUTS: dict[str, tuple[str, ...]] = {
@@ -143,6 +143,25 @@ class GreedyKnownFourAces:
         discard = (best_value > value[:, k]) | ~can_draw
         return np.where(discard, slots[np.arange(n), best], DRAW).astype(np.int64)
 
+    def play_out(self, world) -> np.ndarray:
+        """:func:`play_out` by this policy in compiled code: each live game is played to
+        its round's end in one loop (:func:`agents.search.four_aces_kernel.play_rounds`,
+        the same choices as :meth:`__call__`), then the engine scores those rounds as its
+        step does (K1–K4). float64 [B, P]: each seat's points of the round."""
+        from agents.search.four_aces_kernel import play_rounds
+
+        st, cfg = world.state, world.config
+        ended = np.empty(world.batch_size, np.intp)
+        n = play_rounds(st.game_over, st.deal_over, st.current_player, st.deal_order,
+                        st.stock_top, st.hand, st.hand_size, st.hand_limit, st.discard,
+                        st.discard_size, st.discard_counts, st.four_aces_now, st.table,
+                        float(cfg.target_points), *scorer_tables(cfg.scoring),
+                        np.empty(MAX_CARDS, np.int64), ended)
+        if n:
+            rewards = np.zeros((world.batch_size, world.num_players), np.float32)
+            world._end_round(ended[:n], rewards)  # the step's own round end (K1–K4)
+        return world.last_points.astype(np.float64)
+
 
 class ClairvoyantFourAces:
     """Four Aces: the best final score a seat can reach in a known (sampled) world — the
@@ -236,6 +255,9 @@ def play_out(world, policy: Policy, max_steps: int = 100_000) -> np.ndarray:
     engine's ``last_points``). A game already over, or whose deal ended during the last
     step (``deal_over``), is not played further: its points are the last finished deal's.
     """
+    compiled = getattr(policy, "play_out", None)
+    if compiled is not None:  # the policy plays whole rounds in compiled code
+        return compiled(world)
     points = np.zeros((world.batch_size, world.num_players), np.float64)
     done = world.deal_over | world.game_over
     points[done] = world.last_points[done]

@@ -326,6 +326,40 @@ def test_play_out_stops_at_the_end_of_the_deal_in_a_match():
     np.testing.assert_array_equal(points, world.last_points)
 
 
+@pytest.mark.parametrize("options", [{"num_players": 3},
+                                     {"num_players": 4},
+                                     {"num_players": 5, "scoring": "free"},
+                                     {"num_players": 4, "episode": "match"}])
+def test_compiled_greedy_known_rounds_are_the_step_by_step_ones(options):
+    """GreedyKnownFourAces.play_out (one compiled loop per game) plays the turns that
+    play_out by the policy's step-by-step choices plays, and leaves the same games: the
+    same points, hands, tables, stock, discards and totals, from every point of random
+    rounds (matches deal anew within the step that ends a round)."""
+
+    class StepByStep:  # the same policy without its compiled play_out
+        def __call__(self, world, rows):
+            return GreedyKnownFourAces()(world, rows)
+
+    engine = FourAcesEngine(options, 300)
+    engine.reset(seed=options["num_players"])
+    rng = np.random.default_rng(11)
+    ended = 0
+    for _ in range(30):
+        engine.step(agents.sample_legal(rng, engine.legal_action_mask()))
+        if engine.game_over.any():
+            engine.reset(games=engine.game_over)
+        compiled, stepped = engine.clone(), engine.clone()
+        points = play_out(compiled, GreedyKnownFourAces())
+        np.testing.assert_array_equal(points, play_out(stepped, StepByStep()))
+        for name in ("hand", "table", "deal_order", "stock_top", "discard", "hand_limit",
+                     "last_points", "totals", "rounds_played", "game_over",
+                     "current_player", "four_aces_winner"):
+            np.testing.assert_array_equal(getattr(compiled.state, name),
+                                          getattr(stepped.state, name), err_msg=name)
+        ended += int((compiled.state.rounds_played > engine.state.rounds_played).sum())
+    assert ended > 1000  # rounds played to their end, not games skipped
+
+
 # -- arguments and drivers ----------------------------------------------------------------------
 @pytest.mark.parametrize(
     "game, kwargs, message",

@@ -1,0 +1,126 @@
+"""Compiled Four Aces rollouts: ``greedy_known`` play to the end of the round (numba).
+
+PIMC (:mod:`agents.search.pimc`) rolls out every sampled world once per legal action; in
+Four Aces that is hundreds of games a decision, each some fifteen turns from its round's
+end. Played one turn at a time through the batch engine, the greedy choice of every turn
+(:class:`~agents.search.rollouts.GreedyKnownFourAces`) costs numpy's fixed cost per call
+many times over; here each game is played to its round's end in one compiled loop:
+
+1. :func:`set_value` — a set of scoring cards (K1): its K2/K3 score, or ``target_points``
+   with all four aces (H4/K1);
+2. :func:`greedy_known_action` — the mover's turn, exactly the numpy policy's choice: each
+   card type in his hand (H2 a) valued by his set after discarding it and taking the
+   refill the known stock gives (G6, G7: the first non-joker among its top three cards),
+   turning up (H2 b) valued by the set kept; the best discard when it beats turning up,
+   ties to the lowest card;
+3. :func:`play_rounds` — every live game: turns by (2.) through the engine's own
+   :func:`~envs.four_aces.kernels.play_turn` until one ends the round (H3, H4). The games
+   are listed, and the engine scores them as a step would (K1–K4).
+
+The engine arrays are taken as the engine keeps them (:class:`~envs.four_aces.state.FourAcesState`),
+the scorer's tables as :func:`~envs.four_aces.scoring.scorer_tables` gives them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.four_aces.set_scores import ACE_BITS
+from envs.cards import JOKER
+from envs.compiled import kernel
+from envs.four_aces.kernels import play_turn
+from envs.four_aces.rules import DECK_SIZE, DRAW, MAX_HAND
+from envs.four_aces.scoring import score_set
+
+_ONE = np.int64(1)
+
+
+@kernel
+def set_value(bits: int, target_points: float, strict: bool, start: np.ndarray,
+              count: np.ndarray, rank_side: np.ndarray, loose_ok: np.ndarray,
+              rank_value: np.ndarray, suit_loose: np.ndarray, ternary: np.ndarray,
+              suit_free: np.ndarray, pattern_weight: np.ndarray,
+              slot_cards: np.ndarray) -> float:
+    """The value of a set of scoring cards ``bits`` (bit c = card c, K1): the match,
+    ``target_points``, with all four aces (H4/K1), else its K2/K3 score."""
+    if (bits & ACE_BITS) == ACE_BITS:
+        return target_points
+    return float(score_set(bits, strict, start, count, rank_side, loose_ok, rank_value,
+                           suit_loose, ternary, suit_free, pattern_weight, slot_cards))
+
+
+@kernel
+def greedy_known_action(g: int, current_player: np.ndarray, deal_order: np.ndarray,
+                        stock_top: np.ndarray, hand: np.ndarray, table: np.ndarray,
+                        target_points: float, strict: bool, start: np.ndarray,
+                        count: np.ndarray, rank_side: np.ndarray, loose_ok: np.ndarray,
+                        rank_value: np.ndarray, suit_loose: np.ndarray, ternary: np.ndarray,
+                        suit_free: np.ndarray, pattern_weight: np.ndarray,
+                        slot_cards: np.ndarray) -> int:
+    """The ``greedy_known`` action of game ``g``'s mover (see the module doc, 2.)."""
+    s = current_player[g]
+    base = np.int64(0)  # his scoring cards: hand and table, jokers excluded (K1)
+    for c in range(JOKER):
+        if np.int8(hand[g, s, c] + table[g, s, c]) != 0:
+            base |= _ONE << c
+    top = np.int64(stock_top[g])
+    refill = -1  # the first non-joker among the stock's top three cards (G6, G7)
+    for k in range(2, -1, -1):
+        if top + k < DECK_SIZE and deal_order[g, top + k] != JOKER:
+            refill = np.int64(deal_order[g, top + k])
+    keep = set_value(base, target_points, strict, start, count, rank_side, loose_ok,
+                     rank_value, suit_loose, ternary, suit_free, pattern_weight, slot_cards)
+    best = -1
+    best_value = -np.inf
+    slots = 0
+    for c in range(JOKER + 1):  # the hand's card types, lowest first (H2 a)
+        if hand[g, s, c] <= 0:
+            continue
+        slots += 1
+        if slots > MAX_HAND:
+            break
+        bits = base
+        if c < JOKER:
+            bits &= ~(_ONE << c)
+        if refill >= 0:
+            bits |= _ONE << refill
+        value = set_value(bits, target_points, strict, start, count, rank_side, loose_ok,
+                          rank_value, suit_loose, ternary, suit_free, pattern_weight,
+                          slot_cards)
+        if value > best_value:
+            best_value = value
+            best = c
+    if best_value > keep or top >= DECK_SIZE:
+        return best
+    return DRAW
+
+
+@kernel
+def play_rounds(game_over: np.ndarray, deal_over: np.ndarray, current_player: np.ndarray,
+                deal_order: np.ndarray, stock_top: np.ndarray, hand: np.ndarray,
+                hand_size: np.ndarray, hand_limit: np.ndarray, discard: np.ndarray,
+                discard_size: np.ndarray, discard_counts: np.ndarray,
+                four_aces_now: np.ndarray, table: np.ndarray, target_points: float,
+                strict: bool, start: np.ndarray, count: np.ndarray, rank_side: np.ndarray,
+                loose_ok: np.ndarray, rank_value: np.ndarray, suit_loose: np.ndarray,
+                ternary: np.ndarray, suit_free: np.ndarray, pattern_weight: np.ndarray,
+                slot_cards: np.ndarray, ended: np.ndarray) -> int:
+    """Play every game that is neither over nor just past a round's end (``deal_over``)
+    by ``greedy_known`` until a turn ends its round (H3, H4); write those games, in
+    increasing order, to ``ended`` (int [B]) and return how many. Their rounds are not
+    scored here: the caller hands them to the engine's round end, as a step does."""
+    n = 0
+    for g in range(game_over.shape[0]):
+        if game_over[g] or deal_over[g]:
+            continue
+        while True:
+            a = greedy_known_action(g, current_player, deal_order, stock_top, hand, table,
+                                    target_points, strict, start, count, rank_side,
+                                    loose_ok, rank_value, suit_loose, ternary, suit_free,
+                                    pattern_weight, slot_cards)
+            if play_turn(g, a, current_player, deal_order, stock_top, hand, hand_size,
+                         hand_limit, discard, discard_size, discard_counts, four_aces_now):
+                break
+        ended[n] = g
+        n += 1
+    return n
