@@ -68,6 +68,8 @@ def _number(value: float) -> str:
 
 
 STEPS = Interval(0, 10**12)
+#: what distill's network imitates (DistillConfig.targets)
+TARGETS = ("action", "values")
 #: the range of every numeric field (dotted names; ``ppo.hidden`` bounds each layer width,
 #: ``opponents[].weight`` each pool weight); each field's docstring states the same range
 LIMITS: dict[str, Interval] = {
@@ -106,6 +108,7 @@ LIMITS: dict[str, Interval] = {
     "distill.minibatch_size": Interval(1, 10**8),
     "distill.holdout": Interval(0, 1, high_open=True),
     "distill.margin": Interval(0),
+    "distill.temperature": Interval(0, low_open=True),
 }
 
 
@@ -216,6 +219,14 @@ class DistillConfig:
     margin: float = 0.0
     """With a fallback: the value (the teacher's units, points) by which the teacher's
     choice must beat the fallback's to be learned; >= 0."""
+    targets: str = "action"
+    """What the network imitates at each decision: ``action``, the teacher's choice (or
+    the fallback's, see ``fallback``); ``values``, softmax(the teacher's action values /
+    ``temperature``) over the legal actions (training/distill.py: value_targets; needs a
+    teacher that reports action values: pimc; not with a fallback)."""
+    temperature: float = 0.1
+    """With ``targets: values``: the softmax temperature, in the teacher's value units
+    (points); > 0."""
     record: str | None = None
     """A teacher record an earlier run of this config wrote (its ``teacher.npz``): the fit
     reads it instead of playing the teacher again (training/distill.py: load_record
@@ -625,6 +636,13 @@ def _check_distill(cfg: TrainConfig, problems: list[str]) -> None:
         return
     if d.fallback is not None:
         _check_fallback(cfg, teacher, problems)
+    if _choice(d.targets, TARGETS, "distill.targets", problems) and d.targets == "values":
+        if d.fallback is not None:
+            problems.append("distill.targets: values imitates the teacher's values, "
+                            "distill.fallback relabels its choices: use one of them")
+        if not teacher.reports_values:
+            problems.append(f"distill.targets: values needs a teacher that reports action "
+                            f"values (pimc); {d.teacher!r} reports none: use targets: action")
     if d.record is not None and not Path(d.record).is_file():
         problems.append(f"distill.record: no file {d.record!r}; expected the teacher.npz "
                         "of an earlier run of this config, or no record (the teacher plays)")

@@ -295,6 +295,28 @@ def relabel(data: TeacherData, fallback: np.ndarray, margin: float) -> np.ndarra
     return np.where(gain > margin, data.actions, fallback)
 
 
+def value_targets(data: TeacherData, temperature: float) -> np.ndarray:
+    """float32 [N, A]: at each decision a distribution over its legal actions from the
+    teacher's action values, ``softmax(values / temperature)`` (0 for the illegal ones;
+    a decision with one legal action puts all on it). What the network imitates with
+    ``distill.targets: values``: where a search's values of two options are within its
+    noise, the network learns that they are near-equal instead of the one the sampled
+    worlds happened to favour. ``temperature`` is in the values' units (points)."""
+    if data.values is None:
+        raise ValueError("the teacher reported no action values (only a search does, e.g. "
+                         "pimc): distill.targets: values needs them")
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) \
+            or not temperature > 0:
+        raise ValueError(f"temperature={temperature!r}: expected a number > 0 (in the "
+                         "teacher's value units: points)")
+    values = np.where(data.masks, data.values, -np.inf).astype(np.float64)
+    if np.isnan(values).any():
+        raise ValueError("a legal action has no teacher value (NaN) in the record")
+    z = (values - values.max(axis=1, keepdims=True)) / temperature
+    weights = np.exp(z)  # 0 where illegal
+    return (weights / weights.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
 def fallback_actions(game: str, fallback: str, data: TeacherData,
                      chunk: int = 65_536) -> np.ndarray:
     """int64 [N]: the choice of agent ``fallback`` (one that acts on observations) at
@@ -320,7 +342,8 @@ def _int8_scale(engine) -> np.ndarray | None:
 def fit(net, data: TeacherData, epochs: int = 10, learning_rate: float = 1e-3,
         minibatch_size: int = 512, vf_coef: float = 0.5, gamma: float = 1.0,
         reward_scale: float = 0.05, holdout: float = 0.1, rows: np.ndarray | None = None,
-        seed: int = 0, progress: bool = False) -> dict:
+        seed: int = 0, progress: bool = False, soft_targets: np.ndarray | None = None
+        ) -> dict:
     """Fit ``net`` (a :class:`~agents.policy.net.PolicyNet`, in place) to the teacher's
     decisions in ``data``: ``epochs`` passes of Adam (``learning_rate``) over minibatches of
     ``minibatch_size`` decisions, minimising the masked cross-entropy of the teacher's
@@ -328,7 +351,10 @@ def fit(net, data: TeacherData, epochs: int = 10, learning_rate: float = 1e-3,
     :meth:`TeacherData.returns` (``gamma``, ``reward_scale``: PPO's value targets).
 
     ``rows`` (bool [N] or indices; None: all) selects the decisions to learn from (a
-    network with a delegate: only its own). The decisions of a ``holdout`` fraction of the
+    network with a delegate: only its own). ``soft_targets`` (float32 [N, A], rows summing
+    to 1 over legal actions, e.g. :func:`value_targets`): the cross-entropy is taken
+    against them instead of the teacher's action (the accuracy still counts the teacher's
+    action). The decisions of a ``holdout`` fraction of the
     episodes (drawn from ``seed``; at least one episode is kept for training) are not
     trained on but measured after each epoch, and the net keeps the weights of the epoch
     where they were imitated best (early stopping: a noisy teacher's few decisions are
@@ -360,9 +386,11 @@ def fit(net, data: TeacherData, epochs: int = 10, learning_rate: float = 1e-3,
     held_out = rng.choice(episodes, min(int(holdout * len(episodes)), len(episodes) - 1),
                           replace=False)
     test = np.isin(data.deals[rows], held_out)
-    x, masks, targets = _network_examples(net, data, rows)
+    x, masks, targets, soft = _network_examples(net, data, rows, soft_targets)
     choice = masks.sum(axis=1) > 1
     tensors = [torch.as_tensor(a) for a in (x, masks, targets, returns)]
+    # what the cross-entropy of training is taken against: the actions, or soft targets
+    learned = tensors[2] if soft is None else torch.as_tensor(soft)
     train_rows, test_rows = np.flatnonzero(~test), np.flatnonzero(test)
     optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate)
     history = []
@@ -374,7 +402,7 @@ def fit(net, data: TeacherData, epochs: int = 10, learning_rate: float = 1e-3,
         for start in range(0, len(order), int(minibatch_size)):
             mb = torch.as_tensor(order[start:start + int(minibatch_size)])
             logits, value = net(tensors[0][mb], tensors[1][mb])
-            policy_loss = torch.nn.functional.cross_entropy(logits, tensors[2][mb])
+            policy_loss = torch.nn.functional.cross_entropy(logits, learned[mb])
             value_loss = 0.5 * ((value - tensors[3][mb]) ** 2).mean()
             loss = policy_loss + vf_coef * value_loss
             optimizer.zero_grad()
@@ -405,16 +433,23 @@ def fit(net, data: TeacherData, epochs: int = 10, learning_rate: float = 1e-3,
             "holdout_value_loss": test_measure["value_loss"]}
 
 
-def _network_examples(net, data: TeacherData, rows: np.ndarray):
-    """(network input float32 [n, input_size], masks bool [n, A] and the teacher's
-    actions int64 [n], both in the network's action order) of the decisions ``rows``."""
+def _network_examples(net, data: TeacherData, rows: np.ndarray,
+                      soft_targets: np.ndarray | None = None):
+    """(network input float32 [n, input_size], masks bool [n, A], the teacher's actions
+    int64 [n] and ``soft_targets`` of ``rows`` (float32 [n, A], None without), all in the
+    network's action order) of the decisions ``rows``."""
     x, masks, action_map = net.encode(data.float_observations(rows), data.masks[rows])
     actions = data.actions[rows]
+    soft = None if soft_targets is None else np.asarray(soft_targets, np.float32)[rows]
     if action_map is not None:  # a suit symmetry: the network's action naming the game's
         actions = (action_map == actions[:, None]).argmax(axis=1)
+        if soft is not None:
+            soft = np.take_along_axis(soft, action_map, axis=1)
     if not masks[np.arange(len(actions)), actions].all():
         raise ValueError("a teacher action is not legal in its recorded mask")
-    return np.ascontiguousarray(x, dtype=np.float32), masks, actions.astype(np.int64)
+    if soft is not None and (soft[~masks] != 0).any():
+        raise ValueError("soft targets put weight on an action illegal in its mask")
+    return np.ascontiguousarray(x, dtype=np.float32), masks, actions.astype(np.int64), soft
 
 
 def _measure(net, tensors, rows: np.ndarray, choice: np.ndarray,
@@ -479,11 +514,12 @@ def distill(net, cfg: TrainConfig, progress: bool = True,
     ``net`` is fitted to its decisions (:func:`fit`, with PPO's ``vf_coef``, ``gamma``
     and ``reward_scale``), only to the decisions the network makes where it has a
     delegate (:mod:`agents.policy.delegate`). With a ``fallback`` the labels are
-    :func:`relabel`'s. ``save_to``: where the teacher's record is written
-    (:meth:`TeacherData.save`; not with None or a ``record``). Returns :func:`fit`'s
-    measures with ``generate_seconds`` (a ``record``'s own), ``fit_seconds``, ``deals``
-    and ``relabelled`` (decisions whose label is the fallback's instead of the
-    teacher's)."""
+    :func:`relabel`'s; with ``targets: values`` the network imitates
+    :func:`value_targets` instead of the teacher's choices. ``save_to``: where the
+    teacher's record is written (:meth:`TeacherData.save`; not with None or a
+    ``record``). Returns :func:`fit`'s measures with ``generate_seconds`` (a
+    ``record``'s own), ``fit_seconds``, ``deals`` and ``relabelled`` (decisions whose
+    label is the fallback's instead of the teacher's)."""
     from agents.policy.delegate import network_rows
 
     d = cfg.distill
@@ -497,6 +533,7 @@ def distill(net, cfg: TrainConfig, progress: bool = True,
         if save_to is not None:
             data.save(save_to)
     changed = 0
+    soft = None if d.targets == "action" else value_targets(data, d.temperature)
     if d.fallback is not None:
         labels = relabel(data, fallback_actions(cfg.game, d.fallback, data), d.margin)
         changed = int((labels != data.actions).sum())
@@ -505,6 +542,6 @@ def distill(net, cfg: TrainConfig, progress: bool = True,
     t0 = time.time()
     result = fit(net, data, d.epochs, d.learning_rate, d.minibatch_size, cfg.ppo.vf_coef,
                  cfg.ppo.gamma, cfg.reward_scale, d.holdout, rows, seed=cfg.seed,
-                 progress=progress)
+                 progress=progress, soft_targets=soft)
     return {**result, "deals": data.num_deals, "generate_seconds": data.seconds,
             "fit_seconds": time.time() - t0, "relabelled": changed}

@@ -164,6 +164,16 @@ def test_no_distill_section_is_the_default_and_leaves_the_config_as_it_was():
                                              "expected an agent of abracadabra"),
     ({"distill": {"fallback": 3}}, "distill.fallback: found 3 (an integer), expected text or "
                                    "null"),
+    ({"distill": {"targets": "value"}}, "distill.targets: found 'value' (text), expected one "
+                                        "of action, values"),
+    ({"distill": {"targets": "values", "temperature": 0}},
+     "distill.temperature: found 0 (an integer), expected a number > 0"),
+    ({"distill": {"teacher": "heuristic", "targets": "values"}},
+     "distill.targets: values needs a teacher that reports action values (pimc); "
+     "'heuristic' reports none"),
+    ({"distill": {"targets": "values", "fallback": "heuristic"}},
+     "distill.targets: values imitates the teacher's values, distill.fallback relabels its "
+     "choices: use one of them"),
     ({"distill": {"record": "runs/none/teacher.npz"}},
      "distill.record: no file 'runs/none/teacher.npz'; expected the teacher.npz of an "
      "earlier run of this config"),

@@ -26,6 +26,7 @@ from training.distill import (
     generate,
     load_record,
     relabel,
+    value_targets,
 )
 from training.ppo_batch import Rollout, frozen_copy, ppo_update
 from training.train import train
@@ -152,6 +153,57 @@ def test_relabel_keeps_the_teachers_choice_only_beyond_the_margin():
         relabel(data, fallback, -1.0)
     with pytest.raises(ValueError, match="reported no action values"):
         relabel(TeacherData(**{**data.__dict__, "values": None}), fallback, 0.0)
+
+
+def test_value_targets_are_a_softmax_of_the_values_over_the_legal_actions():
+    """Rows: two legal actions 1 point apart; a tie; one legal action (the search's 0)."""
+    values = np.array([[5.0, 4.0, np.nan], [2.0, np.nan, 2.0], [np.nan, 0.0, np.nan]],
+                      np.float32)
+    data = TeacherData(observations=np.zeros((3, 2), np.float32), scale=None,
+                       masks=~np.isnan(values), actions=np.array([0, 0, 1]),
+                       seats=np.zeros(3, np.int64), deals=np.arange(3),
+                       rewards=np.zeros(3, np.float32), next=np.full(3, -1),
+                       keys=np.zeros(3, np.uint64), num_deals=3, seconds=0.0, values=values)
+    e = np.exp(1.0)
+    np.testing.assert_allclose(value_targets(data, 1.0),
+                               [[e / (e + 1), 1 / (e + 1), 0], [0.5, 0, 0.5], [0, 1, 0]],
+                               rtol=1e-6)
+    sharp = value_targets(data, 0.01)  # the teacher's choice, ties shared
+    np.testing.assert_allclose(sharp, [[1, 0, 0], [0.5, 0, 0.5], [0, 1, 0]], atol=1e-6)
+    with pytest.raises(ValueError, match="temperature=0: expected a number > 0"):
+        value_targets(data, 0)
+    with pytest.raises(ValueError, match="reported no action values"):
+        value_targets(TeacherData(**{**data.__dict__, "values": None}), 1.0)
+
+
+def test_soft_targets_reach_the_network_in_its_own_action_order():
+    """Four Aces with suit symmetry: the network's actions are the game's with the suits
+    renamed per decision; the soft targets are renamed with them, and a fit on sharp
+    targets learns the teacher's choices in game order."""
+    from agents.four_aces.symmetry import to_game_order
+    from training.distill import _network_examples
+
+    data = generate("four_aces", {"num_players": 3}, 6, "pimc", {"worlds": 2}, num_games=6,
+                    seed=2, progress=False)
+    soft = value_targets(data, 0.5)
+    net = PolicyNet(make_engine("four_aces", 1, num_players=3).observation_size, 54, [32],
+                    symmetry="suits")
+    rows = np.arange(len(data))
+    _, masks, actions, renamed = _network_examples(net, data, rows, soft)
+    _, _, action_map = net.encode(data.float_observations(rows), data.masks)
+    assert (action_map != np.arange(54)).any()  # suits were renamed
+    np.testing.assert_array_equal(to_game_order(renamed, action_map), soft)
+    assert (renamed[~masks] == 0).all()
+    sharp = value_targets(data, 1e-3)  # the teacher's choice; ties shared
+    torch.manual_seed(0)
+    fit(net, data, epochs=60, learning_rate=1e-2, minibatch_size=64, holdout=0.0,
+        soft_targets=sharp)
+    x, masks, _, sharp_renamed = _network_examples(net, data, rows, sharp)
+    with torch.no_grad():
+        chosen = net(torch.as_tensor(x), torch.as_tensor(masks))[0].argmax(dim=1).numpy()
+    choice = masks.sum(axis=1) > 1
+    # the network's choice is one the targets choose (in the network's order: renamed)
+    assert (sharp_renamed[choice, chosen[choice]] > 0).mean() > 0.9
 
 
 def test_fallback_actions_are_the_agents_choices(heuristic_record):
