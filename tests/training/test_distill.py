@@ -302,6 +302,31 @@ def test_train_with_a_distill_section_writes_a_full_play_checkpoint(tmp_path):
         engine.step(actions, active=live)
 
 
+def test_the_four_aces_value_imitation_recipe_trains_a_policy(tmp_path):
+    """configs/four_aces_4p_pimc_values.yaml (the committed Four Aces 4-player policy's
+    recipe) with tiny budgets: PIMC plays every seat and reports its values, the network
+    is fitted to their softmax (distill.targets: values) and its checkpoint plays."""
+    from training.config import load_config
+
+    cfg = load_config("configs/four_aces_4p_pimc_values.yaml", {
+        "total_steps": 300, "num_games": 8, "torch_threads": 1, "ppo.hidden": [16],
+        "eval.deals": 2, "eval.interval": 0, "eval.baselines": ["random"],
+        "distill.teacher_kwargs": {"worlds": 2}, "distill.deals": 4, "distill.num_games": 4,
+        "distill.workers": 1, "distill.epochs": 1, "distill.holdout": 0.0})
+    assert (cfg.distill.teacher, cfg.distill.targets) == ("pimc", "values")
+    train(cfg, tmp_path / "run", progress=False)
+    assert TeacherData.load(tmp_path / "run" / "teacher.npz").values is not None
+    agent = agents.make("policy", "four_aces", path=tmp_path / "run" / "policy.pt")
+    engine = make_engine("four_aces", 3, num_players=4)
+    engine.reset(seed=1)
+    while not engine.game_over.all():
+        live = ~engine.game_over
+        masks = engine.legal_action_mask()
+        actions = agent.act_batch(engine.observe(), masks)
+        assert masks[live, actions[live]].all()
+        engine.step(actions, active=live)
+
+
 def test_resume_after_distillation_does_not_distil_again(tmp_path, monkeypatch):
     cfg = tiny_distill_config("heuristic")
     first = train(cfg, tmp_path / "run", progress=False)
