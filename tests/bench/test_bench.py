@@ -199,3 +199,28 @@ def test_report_ratios_are_the_paired_ones_where_measured():
     assert "| 1,200 | 40.0 | — | 13.00× | 24.00× | 7.00× |" in text
     assert "13.0× OpenSpiel bare (batch 8192); target ≥ 12×: met" in text
     assert "They are paired" in text
+
+
+@pytest.mark.parametrize("game, variant, batch", [("four_aces", "3p", 1), ("four_aces", "5p", 7),
+                                                  ("abracadabra", "four", 3)])
+def test_the_batch_loop_counts_each_live_game_once_a_step(game, variant, batch):
+    """The loop's agent-steps are the live games of every step it played, its deals the
+    deals that ended (counted by the engine's own step here), and it stops at a game's end
+    once its clock has run the time (a clock that ticks once a read)."""
+    engine = make_batch_engine(game, variant, batch)
+    live, ended = [], []
+    step = engine.step
+
+    def counted_step(actions, active=None):
+        live.append(batch - int(engine.game_over.sum()))
+        rewards = step(actions, active)
+        ended.append(int(engine.deal_over.sum()))
+        return rewards
+
+    engine.step = counted_step
+    ticks = iter(range(10**6))
+    run = loops.batch_loop(engine, seed=3, clock=lambda: float(next(ticks)))
+    steps, deals, elapsed = run(4.0)
+    assert elapsed >= 4.0 and deals >= 4
+    assert (steps, deals) == (sum(live), sum(ended))
+    assert min(live) == batch  # every game is live at every step: ended ones are reset
