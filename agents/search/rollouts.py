@@ -254,6 +254,8 @@ def play_out(world, policy: Policy, max_steps: int = 100_000) -> np.ndarray:
     (Abracadabra) or round (Four Aces) ends; each seat's points of that deal (the
     engine's ``last_points``). A game already over, or whose deal ended during the last
     step (``deal_over``), is not played further: its points are the last finished deal's.
+    A policy with a ``play_out`` method of its own (``greedy_known``: in compiled code)
+    plays the rounds itself, to the same points.
     """
     compiled = getattr(policy, "play_out", None)
     if compiled is not None:  # the policy plays whole rounds in compiled code
