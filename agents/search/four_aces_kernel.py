@@ -28,7 +28,7 @@ import numpy as np
 from agents.four_aces.set_scores import ACE_BITS
 from envs.cards import JOKER
 from envs.compiled import kernel
-from envs.four_aces.kernels import play_turn
+from envs.four_aces.kernels import play_turn, scoring_cards
 from envs.four_aces.rules import DECK_SIZE, DRAW, MAX_HAND
 from envs.four_aces.scoring import score_set
 
@@ -59,15 +59,13 @@ def greedy_known_action(g: int, current_player: np.ndarray, deal_order: np.ndarr
                         slot_cards: np.ndarray) -> int:
     """The ``greedy_known`` action of game ``g``'s mover (see the module doc, 2.)."""
     s = current_player[g]
-    base = np.int64(0)  # his scoring cards: hand and table, jokers excluded (K1)
-    for c in range(JOKER):
-        if np.int8(hand[g, s, c] + table[g, s, c]) != 0:
-            base |= _ONE << c
+    base = scoring_cards(g, s, hand, table, slot_cards.shape[0])  # hand and table (K1)
     top = np.int64(stock_top[g])
     refill = -1  # the first non-joker among the stock's top three cards (G6, G7)
-    for k in range(2, -1, -1):
+    for k in range(3):
         if top + k < DECK_SIZE and deal_order[g, top + k] != JOKER:
             refill = np.int64(deal_order[g, top + k])
+            break
     keep = set_value(base, target_points, strict, start, count, rank_side, loose_ok,
                      rank_value, suit_loose, ternary, suit_free, pattern_weight, slot_cards)
     best = -1

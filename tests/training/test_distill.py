@@ -134,15 +134,22 @@ def test_the_record_is_saved_and_loaded_whole(pimc_record, heuristic_record, tmp
         assert (again.num_deals, again.seconds) == (data.num_deals, data.seconds)
 
 
+def values_record(values: np.ndarray, actions: np.ndarray) -> TeacherData:
+    """A record of one decision per deal: the search's ``values`` [N, A] (NaN: illegal)
+    and its ``actions`` [N]; nothing else of it is read."""
+    n = len(values)
+    return TeacherData(observations=np.zeros((n, 2), np.float32), scale=None,
+                       masks=~np.isnan(values), actions=actions,
+                       seats=np.zeros(n, np.int64), deals=np.arange(n),
+                       rewards=np.zeros(n, np.float32), next=np.full(n, -1),
+                       keys=np.zeros(n, np.uint64), num_deals=n, seconds=0.0, values=values)
+
+
 def test_relabel_keeps_the_teachers_choice_only_beyond_the_margin():
     """Three decisions: the teacher's choice (action 0) is worth 3, 1 and 0 points more
     than the fallback's (action 1)."""
     values = np.array([[5.0, 2.0, np.nan], [2.0, 1.0, 0.0], [4.0, 4.0, np.nan]], np.float32)
-    data = TeacherData(observations=np.zeros((3, 2), np.float32), scale=None,
-                       masks=~np.isnan(values), actions=np.zeros(3, np.int64),
-                       seats=np.zeros(3, np.int64), deals=np.arange(3),
-                       rewards=np.zeros(3, np.float32), next=np.full(3, -1),
-                       keys=np.zeros(3, np.uint64), num_deals=3, seconds=0.0, values=values)
+    data = values_record(values, np.zeros(3, np.int64))
     fallback = np.ones(3, np.int64)
     np.testing.assert_array_equal(relabel(data, fallback, 0.0), [0, 0, 1])  # a tie: fallback
     np.testing.assert_array_equal(relabel(data, fallback, 1.0), [0, 1, 1])
@@ -159,11 +166,7 @@ def test_value_targets_are_a_softmax_of_the_values_over_the_legal_actions():
     """Rows: two legal actions 1 point apart; a tie; one legal action (the search's 0)."""
     values = np.array([[5.0, 4.0, np.nan], [2.0, np.nan, 2.0], [np.nan, 0.0, np.nan]],
                       np.float32)
-    data = TeacherData(observations=np.zeros((3, 2), np.float32), scale=None,
-                       masks=~np.isnan(values), actions=np.array([0, 0, 1]),
-                       seats=np.zeros(3, np.int64), deals=np.arange(3),
-                       rewards=np.zeros(3, np.float32), next=np.full(3, -1),
-                       keys=np.zeros(3, np.uint64), num_deals=3, seconds=0.0, values=values)
+    data = values_record(values, np.array([0, 0, 1]))
     e = np.exp(1.0)
     np.testing.assert_allclose(value_targets(data, 1.0),
                                [[e / (e + 1), 1 / (e + 1), 0], [0.5, 0, 0.5], [0, 1, 0]],
@@ -267,6 +270,17 @@ def test_a_checkpoint_of_the_fitted_net_plays_as_the_net(heuristic_record, tmp_p
     np.testing.assert_array_equal(agent.act_batch(obs, masks), expected.numpy())
 
 
+def play_every_seat(agent, engine, seed: int) -> None:
+    """Whole episodes of ``engine``'s games, every seat by ``agent``: each action legal."""
+    engine.reset(seed=seed)
+    while not engine.game_over.all():
+        live = ~engine.game_over
+        masks = engine.legal_action_mask()
+        actions = agent.act_batch(engine.observe(), masks)
+        assert masks[live, actions[live]].all()
+        engine.step(actions, active=live)
+
+
 def tiny_distill_config(teacher: str = "pimc", kwargs: dict | None = None):
     return config_from_dict({
         "game": "abracadabra", "options": FOUR, "total_steps": 400, "num_games": 8,
@@ -292,14 +306,7 @@ def test_train_with_a_distill_section_writes_a_full_play_checkpoint(tmp_path):
     checkpoint = load_checkpoint(tmp_path / "run" / "policy.pt")
     assert checkpoint["model"]["delegate"] is None  # the network makes every decision
     agent = agents.make("policy", "abracadabra", path=tmp_path / "run" / "policy.pt")
-    engine = make_engine("abracadabra", 4, **FOUR)
-    engine.reset(seed=5)
-    while not engine.game_over.all():  # whole deals, every seat by the policy
-        live = ~engine.game_over
-        masks = engine.legal_action_mask()
-        actions = agent.act_batch(engine.observe(), masks)
-        assert masks[live, actions[live]].all()
-        engine.step(actions, active=live)
+    play_every_seat(agent, make_engine("abracadabra", 4, **FOUR), seed=5)
 
 
 def test_the_four_aces_value_imitation_recipe_trains_a_policy(tmp_path):
@@ -317,14 +324,7 @@ def test_the_four_aces_value_imitation_recipe_trains_a_policy(tmp_path):
     train(cfg, tmp_path / "run", progress=False)
     assert TeacherData.load(tmp_path / "run" / "teacher.npz").values is not None
     agent = agents.make("policy", "four_aces", path=tmp_path / "run" / "policy.pt")
-    engine = make_engine("four_aces", 3, num_players=4)
-    engine.reset(seed=1)
-    while not engine.game_over.all():
-        live = ~engine.game_over
-        masks = engine.legal_action_mask()
-        actions = agent.act_batch(engine.observe(), masks)
-        assert masks[live, actions[live]].all()
-        engine.step(actions, active=live)
+    play_every_seat(agent, make_engine("four_aces", 3, num_players=4), seed=1)
 
 
 def test_resume_after_distillation_does_not_distil_again(tmp_path, monkeypatch):
