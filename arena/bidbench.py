@@ -21,6 +21,7 @@ numbers. The command: :mod:`cli.bidbench`.
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from dataclasses import dataclass
@@ -192,13 +193,26 @@ def run_bidbench(
 
 
 def same_table(same: pd.DataFrame, bidders: list[str]) -> pd.DataFrame:
-    """One row per bidder from the same-strategy rows (one row per deal and bidder)."""
+    """One row per bidder from the same-strategy rows (one row per deal and bidder).
+
+    ``declarer_hit_diff`` (with ``_low``/``_high``, its 95 % CI): the bidder's declarer hit
+    rate minus the first bidder's, paired by deal (both tables play the same dealt keys),
+    so that a difference of a few tenths of a point reads as noise or not; NaN for the
+    first bidder itself."""
+    first = same[same.bidder == bidders[0]].set_index("deal").declarer_hit.astype(float)
     rows = []
     for b in bidders:
         df = same[same.bidder == b]
+        if b == bidders[0]:
+            diff = (math.nan, math.nan, math.nan)
+        else:
+            hits = df.set_index("deal").declarer_hit.astype(float)
+            diff = mean_ci((hits - first.loc[hits.index]).to_numpy())
         rows.append({
             "bidder": b, "deals": len(df), "mean_target": df.target.mean(),
             "declarer_hit_rate": df.declarer_hit.mean(),
+            "declarer_hit_diff": diff[0], "declarer_hit_diff_low": diff[1],
+            "declarer_hit_diff_high": diff[2],
             "any_hit_rate": (df.hitters > 0).mean(), "hitters_per_deal": df.hitters.mean(),
             "points_per_seat": df.points_per_seat.mean(),
             "declarer_points": df.declarer_points.mean(),
@@ -258,15 +272,21 @@ def markdown(result: BidbenchResult, command: str) -> str:
         "",
         "## Same-strategy tables (every seat bids by the strategy)",
         "",
-        "| bidder | deals | mean T | declarer hits | anyone hits | hitters/deal | "
-        "points/seat | declarer points | declarer chips |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"Declarer hits − `{same.bidder.iloc[0]}`: the difference in percentage points, "
+        "paired by deal, with its 95 % CI.",
+        "",
+        "| bidder | deals | mean T | declarer hits | declarer hits − first (95 % CI) | "
+        "anyone hits | hitters/deal | points/seat | declarer points | declarer chips |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in same.itertuples():
+        diff = ("—" if math.isnan(r.declarer_hit_diff) else
+                f"{100 * r.declarer_hit_diff:+.1f} [{100 * r.declarer_hit_diff_low:+.1f}, "
+                f"{100 * r.declarer_hit_diff_high:+.1f}]")
         lines.append(
             f"| {r.bidder} | {r.deals} | {r.mean_target:.2f} | {r.declarer_hit_rate:.1%} | "
-            f"{r.any_hit_rate:.1%} | {r.hitters_per_deal:.2f} | {r.points_per_seat:.2f} | "
-            f"{r.declarer_points:.2f} | {r.declarer_chips:+.2f} |"
+            f"{diff} | {r.any_hit_rate:.1%} | {r.hitters_per_deal:.2f} | "
+            f"{r.points_per_seat:.2f} | {r.declarer_points:.2f} | {r.declarer_chips:+.2f} |"
         )
     lines += [
         "",

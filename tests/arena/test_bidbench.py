@@ -71,3 +71,27 @@ def test_committed_bidbench_results_name_their_folder(folder):
     args = build_parser().parse_args(shlex.split(lines[3])[1:])
     assert args.out == f"results/{folder}"
     assert bidbench_command.command_line(args) == lines[3]  # exactly what it would write
+
+
+def test_same_table_pairs_the_declarer_hit_difference_by_deal():
+    """The second bidder's declarer hits minus the first's, deal by deal: hits on deals
+    {0, 1, 2} against {0, 3} give per-deal differences (0, +1, +1, -1), mean +0.25, and
+    the interval is mean_ci's of those four numbers; the first bidder's own row is NaN."""
+    import math
+
+    import pandas as pd
+
+    from arena.bidbench import same_table
+    from arena.stats import mean_ci
+
+    hits = {"a": [True, False, False, True], "b": [True, True, True, False]}
+    rows = [{"deal": d, "bidder": b, "target": 3, "declarer_hit": hit, "hitters": int(hit),
+             "points_per_seat": 10.0, "declarer_points": 20.0, "declarer_chips": 0.0}
+            for b, column in hits.items() for d, hit in enumerate(column)]
+    table = same_table(pd.DataFrame(rows).sample(frac=1.0, random_state=0), ["a", "b"])
+    first, second = table.iloc[0], table.iloc[1]
+    assert math.isnan(first.declarer_hit_diff)
+    mean, low, high = mean_ci([0.0, 1.0, 1.0, -1.0])
+    assert (second.declarer_hit_diff, second.declarer_hit_diff_low,
+            second.declarer_hit_diff_high) == pytest.approx((mean, low, high))
+    assert mean == 0.25
