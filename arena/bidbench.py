@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from agents.base import act_grouped
-from arena.stats import mean_ci
+from arena.stats import mean_ci, per_deal_points
 from envs.abracadabra import LAYOUT, AbracadabraConfig, AbracadabraEngine
 from envs.abracadabra.rules import Phase
 from records.provenance import machine_line, utc_now
@@ -199,15 +199,12 @@ def same_table(same: pd.DataFrame, bidders: list[str]) -> pd.DataFrame:
     rate minus the first bidder's, paired by deal (both tables play the same dealt keys),
     so that a difference of a few tenths of a point reads as noise or not; NaN for the
     first bidder itself."""
-    first = same[same.bidder == bidders[0]].set_index("deal").declarer_hit.astype(float)
+    hits = per_deal_points(same.rename(columns={"bidder": "agent"}), "declarer_hit")
     rows = []
     for b in bidders:
         df = same[same.bidder == b]
-        if b == bidders[0]:
-            diff = (math.nan, math.nan, math.nan)
-        else:
-            hits = df.set_index("deal").declarer_hit.astype(float)
-            diff = mean_ci((hits - first.loc[hits.index]).to_numpy())
+        diff = ((math.nan,) * 3 if b == bidders[0] else  # as stats.head_to_head pairs them
+                mean_ci((hits[b] - hits[bidders[0]]).dropna().to_numpy()))
         rows.append({
             "bidder": b, "deals": len(df), "mean_target": df.target.mean(),
             "declarer_hit_rate": df.declarer_hit.mean(),

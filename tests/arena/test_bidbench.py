@@ -3,12 +3,15 @@ arguments are refused before any play."""
 
 from __future__ import annotations
 
+import math
 import shlex
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
-from arena.bidbench import run_bidbench
+from arena.bidbench import run_bidbench, same_table
+from arena.stats import mean_ci
 from cli import bidbench as bidbench_command
 from cli.main import build_parser, main
 
@@ -77,13 +80,6 @@ def test_same_table_pairs_the_declarer_hit_difference_by_deal():
     """The second bidder's declarer hits minus the first's, deal by deal: hits on deals
     {0, 1, 2} against {0, 3} give per-deal differences (0, +1, +1, -1), mean +0.25, and
     the interval is mean_ci's of those four numbers; the first bidder's own row is NaN."""
-    import math
-
-    import pandas as pd
-
-    from arena.bidbench import same_table
-    from arena.stats import mean_ci
-
     hits = {"a": [True, False, False, True], "b": [True, True, True, False]}
     rows = [{"deal": d, "bidder": b, "target": 3, "declarer_hit": hit, "hitters": int(hit),
              "points_per_seat": 10.0, "declarer_points": 20.0, "declarer_chips": 0.0}
