@@ -20,7 +20,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numba
+import numpy as np
+from numba.core import cgutils, types
 from numba.core.dispatcher import Dispatcher
+from numba.extending import intrinsic, overload
 
 #: the decorator of every engine kernel (see the module doc)
 kernel = numba.njit(cache=True, _nrt=False)
@@ -84,3 +87,48 @@ class KernelState:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self.__dict__["kernel_cache"] = {}
+
+
+def copy_items(dst: np.ndarray, dst_start: int, src: np.ndarray) -> None:
+    """Copy the 1-D array ``src`` into ``dst[dst_start:dst_start + len(src)]`` (1-D,
+    C-contiguous both); in kernels, where arrays of the same dtype copy as one ``memcpy``.
+
+    The compiler cannot tell two arrays apart, so a loop copying one into the other moves
+    one element at a time (53 one-byte moves for a row of card counts). Arrays of
+    different dtypes get that element loop: it compiles the branch of a kernel that only
+    runs for the other dtype (numba types both branches of an ``if``). The caller keeps
+    the copy within ``dst``: nothing is checked."""
+    dst[dst_start:dst_start + len(src)] = src
+
+
+@overload(copy_items, jit_options={"_nrt": False})
+def _copy_items(dst, dst_start, src):
+    if dst.dtype == src.dtype:
+        return lambda dst, dst_start, src: _memcpy_items(dst, dst_start, src)
+
+    def element_by_element(dst, dst_start, src):
+        for i in range(src.shape[0]):
+            dst[dst_start + i] = src[i]
+
+    return element_by_element
+
+
+@intrinsic
+def _memcpy_items(typingctx, dst, dst_start, src):
+    """``memcpy`` of ``src``'s items to ``dst`` from item ``dst_start`` on (the same
+    dtype, 1-D C-contiguous both)."""
+    if not (isinstance(dst, types.Array) and isinstance(src, types.Array)
+            and dst.dtype == src.dtype and dst.ndim == src.ndim == 1
+            and dst.layout == src.layout == "C" and isinstance(dst_start, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        target = context.make_array(dst)(context, builder, args[0])
+        source = context.make_array(src)(context, builder, args[2])
+        start = context.cast(builder, args[1], dst_start, types.intp)
+        itemsize = context.get_abi_sizeof(context.get_data_type(src.dtype))
+        cgutils.raw_memcpy(builder, cgutils.gep(builder, target.data, start), source.data,
+                           source.nitems, itemsize)
+        return context.get_dummy_value()
+
+    return types.void(dst, dst_start, src), codegen

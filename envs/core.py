@@ -569,6 +569,9 @@ def sample_uniform_legal(rng: np.random.Generator, action_masks: np.ndarray) -> 
     return out
 
 
+_BLOCK = 16  #: the entries :func:`_draw_legal` adds up at once while it looks for the r-th
+
+
 @kernel
 def _draw_legal(masks: np.ndarray, bitgen: int, out: np.ndarray) -> int:
     """``out[i]``: the ``r``-th (0-based) nonzero entry of ``masks[i]`` (uint8 0/1),
@@ -582,10 +585,20 @@ def _draw_legal(masks: np.ndarray, bitgen: int, out: np.ndarray) -> int:
         if count == 0:
             return i
         out[i] = count
+    width = masks.shape[1]
     for i in range(masks.shape[0]):
         left = bit_generator.bounded(bitgen, out[i])
-        for a in range(masks.shape[1]):
-            left -= masks[i, a]  # branch-free: the one test below is taken once per row
+        start = 0  # skip the blocks of _BLOCK entries that hold fewer than left + 1 legal
+        while start + _BLOCK <= width:
+            legal = 0
+            for a in range(start, start + _BLOCK):
+                legal += masks[i, a]
+            if left < legal:
+                break
+            left -= legal
+            start += _BLOCK
+        for a in range(start, width):
+            left -= masks[i, a]
             if left < 0:
                 out[i] = a
                 break

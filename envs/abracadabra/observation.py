@@ -181,10 +181,25 @@ def _put_cards(row: np.ndarray, start: int, cards: np.uint64) -> None:
 
 
 @kernel
-def _slot(hand: int, seat: int, num_players: int) -> int:
+def _player_slot(player: int, seat: int, num_players: int) -> int:
+    """The relative slot of ``player`` (0 .. P-1) for observer ``seat``: the players
+    rotated, the observer slot 0 (a subtraction where ``%`` costs a division)."""
+    slot = player - seat
+    return slot + num_players if slot < 0 else slot
+
+
+@kernel
+def _hand_slot(hand: int, seat: int, num_players: int) -> int:
     """The relative slot of ``hand`` for observer ``seat``: players rotated (the observer
     is slot 0), the dummy keeps its index (:func:`slot_tables`)."""
-    return (hand - seat) % num_players if hand < num_players else hand
+    return _player_slot(hand, seat, num_players) if hand < num_players else hand
+
+
+@kernel
+def _player_at(slot: int, seat: int, num_players: int) -> int:
+    """The player at relative ``slot`` (0 .. P-1) of observer ``seat``."""
+    player = seat + slot
+    return player - num_players if player >= num_players else player
 
 
 @kernel
@@ -203,58 +218,66 @@ def observe_game(g: int, seat: int, row: np.ndarray, integers: bool, variant: in
     :func:`observation_scale`). ``variant``: the position of the config's variant in
     :data:`VARIANT_ORDER`; ``pot_scale``: 10 * ante; ``match``: ``episode="match"``. A
     one-hot of a "none" (-1) stays all zero; the trick leader, the acting hand and the
-    dummy's controller are zeros once the episode is over."""
+    dummy's controller are zeros once the episode is over.
+
+    The game's fields are read into locals before the first write: the compiler cannot
+    tell ``row`` from the state arrays, so a field read after a write to ``row`` is read
+    again from memory."""
     P, H = bids.shape[1], hand_bits.shape[1]
+    ph, trump_suit, voids_of = phase[g], trump[g], VOID_SUIT_BITS[trump[g] + 1]
+    hand, shown, dummy = hand_bits[g, seat], shown_bits[g], hand_bits[g, H - 1]
+    card_up, dealt_by, declared, goal = leftover[g], dealer[g], declarer[g], target[g]
     for k in range(_SIZE):
         row[k] = 0
     row[_VARIANT + variant] = 1
     # card sets: own hand, the dummy's face-up hand (E4), shown cards (D1)
-    _put_cards(row, _HAND, hand_bits[g, seat])
+    _put_cards(row, _HAND, hand)
     if H > P:
-        _put_cards(row, _DUMMY_HAND, hand_bits[g, P])
-    _put_cards(row, _SHOWN, shown_bits[g])
-    if leftover[g] >= 0:  # B2
-        row[_LEFTOVER + leftover[g]] = 1
-    row[_TRUMP_SUIT + (_NO_TRUMP if trump[g] < 0 else trump[g])] = 1  # B2, B3
-    ph = phase[g]
+        _put_cards(row, _DUMMY_HAND, dummy)
+    _put_cards(row, _SHOWN, shown)
+    if card_up >= 0:  # B2
+        row[_LEFTOVER + card_up] = 1
+    row[_TRUMP_SUIT + (_NO_TRUMP if trump_suit < 0 else trump_suit)] = 1  # B2, B3
     if ph != _OVER:
         row[_PHASE + ph] = 1
-    if dealer[g] >= 0:  # B1
-        row[_DEALER + (dealer[g] - seat) % P] = 1
+    if dealt_by >= 0:  # B1
+        row[_DEALER + _player_slot(dealt_by, seat, P)] = 1
     for slot in range(P):  # C1: bids by relative player slot
-        bid = bids[g, (seat + slot) % P]
+        bid = bids[g, _player_at(slot, seat, P)]
         if bid >= 0:
             row[_BIDS_COL + slot * (MAX_BID + 1) + bid] = 1
-    if declarer[g] >= 0:  # C3
-        row[_DECLARER + (declarer[g] - seat) % P] = 1
-    if target[g] >= 0:
-        row[_TARGET + target[g]] = 1
+    if declared >= 0:  # C3
+        row[_DECLARER + _player_slot(declared, seat, P)] = 1
+    if goal >= 0:
+        row[_TARGET + goal] = 1
     row[_SHOWN_COUNT] = _fraction(num_shown[g], cards_each, integers)  # D2
     # per relative hand slot: cards played this deal, the card in the trick, tricks won,
     # the public void record (E2: a hand that did not follow holds none of that suit)
     for slot in range(H):
-        hand = (seat + slot) % P if slot < P else slot
-        _put_cards(row, _PLAYED + slot * NUM_CARDS, played_bits[g, hand])
-        card = trick[g, hand]
+        h = _player_at(slot, seat, P) if slot < P else slot
+        played, card, won, void = played_bits[g, h], trick[g, h], tricks_won[g, h], void_bits[g, h]
+        _put_cards(row, _PLAYED + slot * NUM_CARDS, played)
         if card >= 0:
             row[_TRICK + slot * NUM_CARDS + card] = 1
-        row[_TRICKS_WON + slot] = _fraction(tricks_won[g, hand], cards_each, integers)
+        row[_TRICKS_WON + slot] = _fraction(won, cards_each, integers)
         for suit in range(4):
-            if void_bits[g, hand] & VOID_SUIT_BITS[trump[g] + 1, suit]:
-                row[_VOIDS + slot * 4 + suit] = 1
+            row[_VOIDS + slot * 4 + suit] = (void & voids_of[suit]) != 0
     if ph != _OVER:
-        if leader[g] >= 0:
-            row[_TRICK_LEADER + _slot(leader[g], seat, P)] = 1
-        acting = to_play[g] if ph == _PLAY else current_player[g]  # (maybe the dummy)
+        lead, acting, controller = leader[g], to_play[g], dummy_ctrl[g]
+        if ph != _PLAY:
+            acting = current_player[g]  # (in play: the hand to play, maybe the dummy)
+        if lead >= 0:
+            row[_TRICK_LEADER + _hand_slot(lead, seat, P)] = 1
         if acting >= 0:
-            row[_ACTING_HAND + _slot(acting, seat, P)] = 1
-        if H > P and dummy_ctrl[g] >= 0:  # E4
-            row[_DUMMY_CONTROL + (dummy_ctrl[g] - seat) % P] = 1
+            row[_ACTING_HAND + _hand_slot(acting, seat, P)] = 1
+        if H > P and controller >= 0:  # E4
+            row[_DUMMY_CONTROL + _player_slot(controller, seat, P)] = 1
     row[_TRICKS_PLAYED] = _fraction(tricks_done[g], cards_each, integers)
     for slot in range(P):  # F1 calls and M1 totals by relative player slot
-        other = (seat + slot) % P
-        row[_CALLED + slot] = called[g, other]
-        row[_SCORES + slot] = _fraction(totals[g, other], target_points, integers)
+        other = _player_at(slot, seat, P)
+        said, total = called[g, other], totals[g, other]
+        row[_CALLED + slot] = said
+        row[_SCORES + slot] = _fraction(total, target_points, integers)
     row[_POT] = _fraction(pot[g], pot_scale, integers)  # S4
     if match:  # M3 (int8 needs episode="deal": 0 there)
         row[_DEAL_NUMBER] = _fraction(deals_done[g], deals_limit, integers)

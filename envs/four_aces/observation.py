@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import JOKER, NUM_CARDS
-from envs.compiled import ArrayNames, kernel, machine_code
+from envs.compiled import ArrayNames, copy_items, kernel, machine_code
 from envs.core import ObservationLayout
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.rules import (
@@ -139,15 +139,27 @@ def observe_game(g: int, seat: int, row: np.ndarray, integers: bool, target_poin
     for k in range(_SIZE):
         row[k] = 0
     row[_NUM_PLAYERS + P - MIN_PLAYERS] = 1
-    for c in range(NUM_CARDS):
-        row[_HAND + c] = hand[g, seat, c]  # own hand only
-        row[_DISCARD_PILE + c] = discard_counts[g, c]
+    # The card counts: an int8 row copies them (copy_items: one memcpy); a float32 row
+    # converts them in loops whose length is read at run time, which the compiler
+    # vectorizes (a loop of known length, 53, it converts one card at a time).
+    if integers:
+        copy_items(row, _HAND, hand[g, seat])  # own hand only
+        copy_items(row, _DISCARD_PILE, discard_counts[g])
+    else:
+        for c in range(hand.shape[2]):
+            row[_HAND + c] = hand[g, seat, c]
+            row[_DISCARD_PILE + c] = discard_counts[g, c]
     jokers = np.int64(hand[g, seat, JOKER]) + discard_counts[g, JOKER]
     for r in range(P):
-        other = (seat + r) % P
-        for c in range(NUM_CARDS):
-            row[_TABLES + r * NUM_CARDS + c] = table[g, other, c]
-        jokers += table[g, r, JOKER]
+        other = seat + r
+        if other >= P:  # (a subtraction where % costs a division)
+            other -= P
+        if integers:
+            copy_items(row, _TABLES + r * NUM_CARDS, table[g, other])
+        else:
+            for c in range(table.shape[2]):
+                row[_TABLES + r * NUM_CARDS + c] = table[g, other, c]
+        jokers += table[g, other, JOKER]
         row[_HAND_SIZES + r] = _fraction(hand_size[g, other], HAND_DIVISOR, integers)
         row[_HAND_LIMITS + r] = _fraction(hand_limit[g, other], HAND_DIVISOR, integers)
         row[_SCORES + r] = _fraction(totals[g, other], target_points, integers)
@@ -156,7 +168,8 @@ def observe_game(g: int, seat: int, row: np.ndarray, integers: bool, target_poin
         row[_LAST_DISCARD + top] = 1
     row[_STOCK_SIZE] = _fraction(DECK_SIZE - stock_top[g], STOCK_DIVISOR, integers)
     row[_JOKERS_SEEN] = _fraction(jokers, JOKER_DIVISOR, integers)
-    row[_DEALER + (dealer[g] - seat) % P] = 1
+    dealer_slot = dealer[g] - seat
+    row[_DEALER + (dealer_slot + P if dealer_slot < 0 else dealer_slot)] = 1
     row[_ROUND_NUMBER] = _fraction(rounds_played[g], round_limit, integers)
 
 

@@ -39,3 +39,21 @@ def test_every_engine_kernel_uses_it(module):
     for f in dispatchers:
         assert f.targetoptions.get("_nrt") is False, f.__name__
         assert f._cache.__class__.__name__ == "FunctionCache", f.__name__  # cache=True
+
+
+@pytest.mark.parametrize("dst_dtype", [np.int8, np.float32])
+def test_copy_items_writes_exactly_the_slice_it_is_given(dst_dtype):
+    @compiled.kernel
+    def copy_rows(dst, src, start):
+        for g in range(src.shape[0]):
+            compiled.copy_items(dst[g], start, src[g])
+
+    src = np.arange(-6, 6, dtype=np.int8).reshape(2, 6)
+    dst = np.full((2, 10), 99, dst_dtype)
+    copy_rows(dst, src, 3)
+    expected = np.full((2, 10), 99, dst_dtype)
+    expected[:, 3:9] = src
+    np.testing.assert_array_equal(dst, expected)  # the neighbours untouched, both dtypes
+    plain = np.full((10,), 99, dst_dtype)
+    compiled.copy_items(plain, 4, src[0])  # the Python function does the same
+    np.testing.assert_array_equal(plain[4:], src[0])
