@@ -73,7 +73,8 @@ agent-step), next to the time per agent-step the throughput goals allow.
 Modules: :mod:`bench.loops` (the games, the timed loops and the timer),
 :mod:`bench.entry_points` (seat view, tournament and PPO rows), :mod:`bench.openspiel` (the
 OpenSpiel rows), :mod:`bench.bandwidth` (copy bandwidth, bytes per step),
-:mod:`bench.memory` (the memory figures),
+:mod:`bench.memory` (the memory figures), :mod:`bench.compile_cost` (the compilation's
+cost on a fresh install and after),
 :mod:`bench.report` (records, Markdown, plot, JSON); the command line is :mod:`cli.bench`.
 """
 
@@ -87,6 +88,7 @@ from dataclasses import dataclass, field
 
 from bench import entry_points, openspiel
 from bench.bandwidth import COPY_MIB, copy_bandwidth, step_bytes
+from bench.compile_cost import measure_compile_cost
 from bench.loops import (
     CLOCKS,
     VARIANTS,
@@ -103,7 +105,7 @@ from bench.loops import (
     vec_env_loop,
 )
 from bench.memory import MEMORY_BATCH, measure_memory
-from bench.report import Record
+from bench.report import TARGET_BATCH, Record
 from records.provenance import machine_info, utc_now
 
 
@@ -133,6 +135,7 @@ def run_bench(
     tournament_deals: int = entry_points.TOURNAMENT_DEALS,
     ppo_games: int | None = None,
     ppo_threads: int = entry_points.PPO_THREADS,
+    with_compile_cost: bool = True,
 ) -> BenchResult:
     """Time every row of ``games`` (their :data:`bench.loops.VARIANTS`) at ``batch_sizes``
     with the observation dtypes ``obs_dtypes``, plus OpenSpiel's rows when
@@ -143,7 +146,10 @@ def run_bench(
     dealt keys) and batch-PPO training per config of
     :data:`bench.entry_points.PPO_CONFIGS` (``ppo_games`` games instead of the config's,
     if given) on ``ppo_threads`` torch threads. The copy bandwidth is measured first on a
-    ``copy_mib`` MiB array (None: skipped). Prints its progress."""
+    ``copy_mib`` MiB array (None: skipped). With ``with_compile_cost``, the seconds of
+    the engines' first use with an empty and with a filled compilation cache
+    (:func:`bench.compile_cost.measure_compile_cost`, in ``info["compile_cost"]``).
+    Prints its progress."""
     timer = CLOCKS[clock]
     rows_to_run = variants(games)
     info = machine_info()
@@ -240,7 +246,9 @@ def run_bench(
             record.batch = loop.cfg.num_games
         records.append(record)
     del loops
+    # the smallest and the largest batch, and the goals' smallest batch if measured
     split_sizes = {min(batch_sizes), max(batch_sizes)} if batch_sizes else set()
+    split_sizes |= {TARGET_BATCH} & set(batch_sizes)
     for record in records:
         if record.engine == "batch" and record.batch in split_sizes:
             record.detail = batch_time_split(
@@ -262,6 +270,11 @@ def run_bench(
                 f"traced {m['peak_traced_bytes'] / 2**20:.1f} MiB",
                 flush=True,
             )
+    if with_compile_cost:
+        info["compile_cost"] = cost = measure_compile_cost()
+        print("first use, cold / warm cache: " + ", ".join(
+            f"{part} {cost['cold'][part]:.2f} / {cost['warm'][part]:.2f} s"
+            for part in cost["cold"]), flush=True)
     info["loadavg_after"] = os.getloadavg() if hasattr(os, "getloadavg") else None
     if info["loadavg_before"] is None:
         del info["loadavg_before"], info["loadavg_after"]

@@ -113,6 +113,9 @@ def batch_loop(engine, seed: int = 0, clock: Callable[[], float] = time.perf_cou
     return run
 
 
+#: the most fills of one run of :func:`batch_time_split`'s floor (a batch of one fills in
+#: about 0.1 µs: 10 ms)
+_MOST_FILLS = 100_000
 #: the parts of a batch step that :func:`batch_time_split` times, in the loop's order
 SPLIT_PARTS = ("observe", "mask", "sample", "step", "reset")
 
@@ -125,7 +128,12 @@ def batch_time_split(engine, seconds: float, repeats: int = 1, seed: int = 0,
     in-place ``reset`` of finished games) and ``other_ns`` (the loop's own bookkeeping and
     the clock reads); each the median of ``repeats`` runs of ``seconds`` after a warm-up
     of a fifth of that. Wall clock (``time.perf_counter``, 50 ns a read): the CPU clock
-    costs about a microsecond a read, which would swamp a batch of one."""
+    costs about a microsecond a read, which would swamp a batch of one.
+
+    Also ``fill_ns``, the floor of ``observe``: the time per game of numpy's
+    ``fill(0)`` of the same observation buffer (the median of ``repeats`` runs of a
+    tenth of ``seconds`` or 100,000 fills each, after one fill), i.e. writing that many
+    bytes as fast as numpy writes a buffer, with no encoding at all."""
     clock = time.perf_counter
     rng = np.random.default_rng(seed)
     engine.reset(seed=seed)
@@ -157,9 +165,22 @@ def batch_time_split(engine, seconds: float, repeats: int = 1, seed: int = 0,
                 split["other_ns"] = 1e9 * (t5 - start - sum(spent.values())) / steps
                 return split
 
+    def fill(length: float) -> float:
+        fills = 0
+        start = clock()
+        while True:
+            observations.fill(0)
+            fills += 1
+            elapsed = clock() - start
+            if elapsed >= length or fills == _MOST_FILLS:
+                return 1e9 * elapsed / (fills * engine.batch_size)
+
     run(max(seconds / 5, 0.01))
     runs = [run(seconds) for _ in range(max(int(repeats), 1))]
-    return {key: float(np.median([r[key] for r in runs])) for key in runs[0]}
+    split = {key: float(np.median([r[key] for r in runs])) for key in runs[0]}
+    observations.fill(0)
+    split["fill_ns"] = float(np.median([fill(seconds / 10) for _ in range(max(int(repeats), 1))]))
+    return split
 
 
 def aec_loop(env, seed: int = 0, clock: Callable[[], float] = time.perf_counter) -> Loop:

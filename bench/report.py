@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from bench.bandwidth import achieved_bandwidth
+from bench.compile_cost import compile_section
 from bench.loops import REFERENCE_SHARE
 from bench.memory import MEMORY_STEPS
 from bench.openspiel import OPENSPIEL_GAME, OPENSPIEL_MODES
@@ -167,11 +168,16 @@ def _batch_split(records: list[Record], os_rate: dict[str, float],
         "steps/s) for float32 (the single-game goal), OpenSpiel's steps/s being those "
         "paired with the row (the row's steps/s over its ratio). *Write GB/s*: the row's bytes per "
         "agent-step (observation and mask) over the time of `observe` and the mask, with "
-        "its share of the copy bandwidth: how close the writes run to the memory's limit.",
+        "its share of the copy bandwidth: how close the writes run to the memory's limit. "
+        "*Observe floor*: numpy's `fill(0)` of the same observation buffer, per game: the "
+        "bytes of an observation written with no encoding at all; *total at the floor*: "
+        "the total with `observe` at its floor. Where that is above the goal budget, no "
+        "observation encoder can meet the goal: the other calls would have to get faster.",
         "",
         "| game | variant | batch | obs | " + " | ".join(parts)
-        + " | total | the row's time | goal budget | write GB/s |",
-        "|---|---|---:|---|" + "---:|" * (len(parts) + 4),
+        + " | total | the row's time | goal budget | write GB/s | observe floor "
+        "| total at the floor |",
+        "|---|---|---:|---|" + "---:|" * (len(parts) + 6),
     ]
     for r in rows:
         d = r.detail
@@ -188,9 +194,14 @@ def _batch_split(records: list[Record], os_rate: dict[str, float],
             rate = f"{r.bytes_per_step / writing:.2f}"  # bytes per ns = GB/s
             if copy_bytes_per_s:
                 rate += f" ({100e9 * r.bytes_per_step / writing / copy_bytes_per_s:.0f}%)"
+        floor = floor_total = "—"
+        if "fill_ns" in d:  # (reports before the floor was measured have none)
+            floor = _fmt(d["fill_ns"])
+            floor_total = _fmt(total - d["observe_ns"] + d["fill_ns"])
         lines.append(f"| {r.game} | {r.variant} | {r.batch} | {r.obs} | "
                      + " | ".join(_fmt(d[f"{p}_ns"]) for p in parts)
-                     + f" | {_fmt(total)} | {_fmt(1e9 / r.steps_per_s)} | {budget} | {rate} |")
+                     + f" | {_fmt(total)} | {_fmt(1e9 / r.steps_per_s)} | {budget} | {rate} "
+                     f"| {floor} | {floor_total} |")
     return lines
 
 
@@ -320,6 +331,8 @@ def render_markdown(
         lines.append("- OpenSpiel was not measured in this run, so no ratios.")
     lines += _batch_split(records, os_rate, copy_bytes_per_s)
     lines += _training_split(records)
+    if "compile_cost" in info:
+        lines += compile_section(info["compile_cost"])
     if memory:
         lines += [
             "",

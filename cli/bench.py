@@ -112,6 +112,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"skip the memory measurement (subprocesses with {MEMORY_BATCH}-game batches)",
     )
     parser.add_argument(
+        "--no-compile-cost", action="store_true",
+        help="skip the compilation figures (two subprocesses timing the engines' first use "
+        "with an empty and then a filled numba cache, about 15 s)",
+    )
+    parser.add_argument(
         "--memory-batch", type=int, default=MEMORY_BATCH, metavar="N",
         help=f"batch size of the peak-memory measurement (default: {MEMORY_BATCH})",
     )
@@ -184,6 +189,8 @@ def command_line(args: argparse.Namespace) -> str:
         parts.append("--no-memory")
     elif args.memory_batch != MEMORY_BATCH:
         parts.append(f"--memory-batch {args.memory_batch}")
+    if args.no_compile_cost:
+        parts.append("--no-compile-cost")
     if args.clock != "wall":
         parts.append(f"--clock {args.clock}")
     if args.obs != list(OBS_DTYPES):
@@ -225,6 +232,7 @@ def run(args: argparse.Namespace) -> int:
         tournament_deals=args.tournament_deals,
         ppo_games=args.ppo_games,
         ppo_threads=args.ppo_threads,
+        with_compile_cost=not args.no_compile_cost,
     )
     write_report(result.records, result.memory, result.info, command_line(args),
                  result.notes, args.out, args.json)
@@ -254,6 +262,8 @@ def run_agents(args: argparse.Namespace) -> int:
     parts = ["cardrl bench --agents" + ("" if names is None else " " + ",".join(names)),
              f"--game {args.game}", "--batch " + ",".join(str(b) for b in batches),
              f"--seconds {args.seconds:g}", f"--repeats {args.repeats}", f"--out {out}"]
+    if args.no_compile_cost:
+        parts.append("--no-compile-cost")
     if args.clock != "wall":
         parts.append(f"--clock {args.clock}")
     if args.seed:

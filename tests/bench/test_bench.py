@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from bench import loops, openspiel
+from bench import engines, loops, openspiel
 from bench.loops import SPLIT_PARTS, VARIANTS, batch_time_split, make_batch_engine, measure
 from bench.report import Record, render_markdown
 from cli import main as cli
@@ -17,10 +17,14 @@ from cli import main as cli
 RECORD_KEYS = {"engine", "game", "variant", "batch", "steps_per_s", "games_per_s", "obs",
                "bytes_per_step", "detail", "paired"}
 ENGINES = {"batch", "aec", "vecenv", "seat", *openspiel.OPENSPIEL_MODES}
-SPLIT_KEYS = {f"{part}_ns" for part in (*SPLIT_PARTS, "other")}
+SPLIT_KEYS = {f"{part}_ns" for part in (*SPLIT_PARTS, "other", "fill")}
 
 
-def test_bench_writes_table_json_and_plot(tmp_path):
+def test_bench_writes_table_json_and_plot(tmp_path, monkeypatch):
+    # the compilation figures' subprocesses are bench.compile_cost's test
+    cost = {run: {"import": 0.25, "abracadabra engine": seconds} for run, seconds in
+            (("cold", 7.5), ("warm", 0.5))}
+    monkeypatch.setattr(engines, "measure_compile_cost", lambda: cost)
     out, json_path = tmp_path / "bench.md", tmp_path / "bench.json"
     argv = ["bench", "--seconds", "0.05", "--repeats", "1", "--batch", "1,8"]
     argv += ["--out", str(out), "--json", str(json_path), "--memory-batch", "8"]
@@ -58,6 +62,7 @@ def test_bench_writes_table_json_and_plot(tmp_path):
     assert "Command: `cardrl bench --game all --batch 1,8" in text
     assert "## Memory" in text and "state bytes/game" in text
     assert "## Where a batch step's time goes" in text
+    assert "| cold | 0.25 | 7.50 | 7.75 |" in text and "| warm | 0.25 | 0.50 | 0.75 |" in text
     assert "| game | variant | batch | obs | observe | mask | sample | step | reset" in text
     assert (tmp_path / "bench.png").stat().st_size > 0
     if openspiel.available():
@@ -91,12 +96,14 @@ def test_bench_one_game_without_openspiel(tmp_path):
     out, json_path = tmp_path / "four_aces.md", tmp_path / "four_aces.json"
     argv = ["bench", "--game", "four_aces", "--seconds", "0.02", "--repeats", "2"]
     argv += ["--batch", "4", "--out", str(out), "--no-openspiel", "--no-memory"]
+    argv += ["--no-compile-cost"]
     argv += ["--obs", "int8", "--json", str(json_path)]
     assert cli.main(argv) == 0
     text = out.read_text()
     assert "four_aces" in text and "abracadabra" not in text
     assert "OpenSpiel rows skipped (--no-openspiel)" in text
-    assert "--obs int8" in text
+    assert "--obs int8" in text and "--no-compile-cost" in text
+    assert "## Compilation" not in text
     batch_rows = [r for r in json.loads(json_path.read_text()) if r["engine"] == "batch"]
     assert batch_rows and all(r["obs"] == "int8" for r in batch_rows)
 
@@ -224,3 +231,19 @@ def test_the_batch_loop_counts_each_live_game_once_a_step(game, variant, batch):
     assert elapsed >= 4.0 and deals >= 4
     assert (steps, deals) == (sum(live), sum(ended))
     assert min(live) == batch  # every game is live at every step: ended ones are reset
+
+
+def test_the_split_table_sets_the_goal_budget_beside_the_total_at_the_observe_floor():
+    """Abracadabra float32 at 1024 games, 3,600 steps/s against OpenSpiel bare's 300: the
+    12× goal allows 1e9 / 3,600 ns; with observe at its floor (fill) the step takes
+    total - observe + fill."""
+    row = Record("batch", "abracadabra", "four", 1024, 3600.0, 60.0, "float32", [3600.0])
+    row.detail = {"observe_ns": 150.0, "mask_ns": 20.0, "sample_ns": 40.0, "step_ns": 70.0,
+                  "reset_ns": 30.0, "other_ns": 5.0, "fill_ns": 100.0}
+    text = render_markdown([row, *OPENSPIEL_RECORDS], [], REPORT_INFO, "cardrl bench", [],
+                           None)
+    assert "| observe floor | total at the floor |" in text
+    # total 315; budget 1e9 / 3,600 = 277,778 ns (12× of 300 steps/s is 3,600); floor
+    # total 315 - 150 + 100 = 265
+    assert ("| abracadabra | four | 1024 | float32 | 150 | 20.0 | 40.0 | 70.0 | 30.0 | 5.0 "
+            "| 315 | 277,778 | 277,778 | — | 100 | 265 |") in text

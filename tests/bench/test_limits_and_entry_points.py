@@ -130,7 +130,7 @@ def test_bench_entry_points_end_to_end(tmp_path):
     pytest.importorskip("torch")
     out, json_path = tmp_path / "bench.md", tmp_path / "bench.json"
     argv = ["bench", "--game", "four_aces", "--seconds", "0.01", "--repeats", "1",
-            "--batch", "2", "--obs", "int8", "--no-openspiel", "--no-memory",
+            "--batch", "2", "--obs", "int8", "--no-openspiel", "--no-memory", "--no-compile-cost",
             "--copy-mib", "1", "--entry-points", "--tournament-deals", "1",
             "--ppo-games", "4", "--out", str(out), "--json", str(json_path)]
     assert cli.main(argv) == 0
