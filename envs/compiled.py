@@ -79,6 +79,23 @@ class KernelState:
             arrays = self.kernel_cache[names] = tuple(getattr(self, n) for n in names.names)
         return arrays
 
+    def bound_kernel(self, key: str, dispatcher: Dispatcher, call_args: tuple,
+                     fixed: Callable[[], tuple]) -> tuple[Callable, tuple]:
+        """``(code, fixed_args)`` for a per-step kernel called as ``code(*call_args,
+        *fixed_args)``, found once per ``key`` (:func:`machine_code`): ``fixed`` (called
+        only then) builds the arguments that stay the same for the state's life, its
+        arrays (:meth:`kernel_arrays`) and its engine's numbers from the config. At a
+        single game the per-call Python is most of a step: this saves building the
+        long argument tuple and finding the machine code on every call. ``key`` fixes
+        the types of ``call_args`` (see :func:`machine_code`); a state serves engines of
+        one config (copies and resampled worlds get a new state, and an empty cache)."""
+        entry = self.kernel_cache.get(key)
+        if entry is None:
+            fixed_args = fixed()
+            code = machine_code({}, key, dispatcher, (*call_args, *fixed_args))
+            entry = self.kernel_cache[key] = (code, fixed_args)
+        return entry
+
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         del state["kernel_cache"]

@@ -52,7 +52,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import CARD_NAMES, names, parse_card
-from envs.compiled import ArrayNames, machine_code
+from envs.compiled import ArrayNames
 from envs.core import (
     BatchEngine,
     check_actions,
@@ -322,8 +322,9 @@ class AbracadabraEngine(BatchEngine):
         (:func:`~.kernels.legal_action_mask`)."""
         s = self.state
         mask = np.empty((self.batch_size, NUM_ACTIONS), bool)
-        args = (self.cards_each, *s.kernel_arrays(MASK_ARRAYS), mask)
-        machine_code(s.kernel_cache, "mask", kernels.legal_action_mask, args)(*args)
+        code, fixed = s.bound_kernel("mask", kernels.legal_action_mask, (mask,), lambda: (
+            self.cards_each, *s.kernel_arrays(MASK_ARRAYS)))
+        code(mask, *fixed)
         return mask
 
     def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
@@ -339,12 +340,12 @@ class AbracadabraEngine(BatchEngine):
         active = check_active(active, B)
         s = self.state
         ended = np.empty(B, np.intp)
-        args = (actions, active, ended, self.cards_each, self.config.ante, self._raise,
-                self._auto_call, *s.kernel_arrays(STEP_ARRAYS))
         # the key fixes active's type: None or a C-contiguous bool array (check_active)
-        step_games = machine_code(s.kernel_cache, "step" if active is None else "step active",
-                                  kernels.step_games, args)
-        bad, n = step_games(*args)
+        step_games, fixed = s.bound_kernel(
+            "step" if active is None else "step active", kernels.step_games,
+            (actions, active, ended), lambda: (self.cards_each, self.config.ante, self._raise,
+                                               self._auto_call, *s.kernel_arrays(STEP_ARRAYS)))
+        bad, n = step_games(actions, active, ended, *fixed)
         if bad >= 0:  # nothing has changed
             self._illegal(bad, int(actions[bad]))
         rewards = np.zeros((B, self.num_players), np.float32)
@@ -402,10 +403,11 @@ class AbracadabraEngine(BatchEngine):
         :func:`~.observation.observe_game`, the code of every observation."""
         s = self.state
         dtype = out.dtype.char  # "f" (float32) or "b" (int8)
-        args = (0, seat, out, dtype == "b", *self._observe_settings,
-                *s.kernel_arrays(OBSERVE_ARRAYS))
         # the key fixes out's type: a C-contiguous row of its dtype (the caller's promise)
-        machine_code(s.kernel_cache, "observe one " + dtype, observe_game, args)(*args)
+        code, fixed = s.bound_kernel("observe one " + dtype, observe_game, (0, seat, out),
+                                     lambda: (dtype == "b", *self._observe_settings,
+                                              *s.kernel_arrays(OBSERVE_ARRAYS)))
+        code(0, seat, out, *fixed)
 
     # ===================================================================================
     # results and inspection

@@ -125,10 +125,10 @@ def is_legal(g: int, a: int, cards_each: int, phase: np.ndarray, declarer: np.nd
 
 
 @kernel
-def legal_action_mask(cards_each: int, phase: np.ndarray, declarer: np.ndarray,
-                      hand_bits: np.ndarray, shown_bits: np.ndarray, trick: np.ndarray,
-                      leader: np.ndarray, to_play: np.ndarray, trump: np.ndarray,
-                      mask: np.ndarray) -> None:
+def legal_action_mask(mask: np.ndarray, cards_each: int, phase: np.ndarray,
+                      declarer: np.ndarray, hand_bits: np.ndarray, shown_bits: np.ndarray,
+                      trick: np.ndarray, leader: np.ndarray, to_play: np.ndarray,
+                      trump: np.ndarray) -> None:
     """Write into ``mask`` (bool [B, 123]) each game's legal actions, by its phase: BID
     ``bid:0`` .. ``bid:<cards_each>`` (C1); SHOW ``show:<card>`` of every held card not
     yet shown, and ``stop`` (D1); CALL ``call`` and ``no_call`` (F1); PLAY

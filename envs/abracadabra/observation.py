@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import NUM_CARDS, NUM_RANKS
-from envs.compiled import ArrayNames, kernel, machine_code
+from envs.compiled import ArrayNames, kernel
 from envs.core import ObservationLayout
 
 from .config import VARIANTS, AbracadabraConfig
@@ -322,11 +322,12 @@ def encode(state: AbracadabraState, settings: tuple, seats: np.ndarray | None,
     if seats is not None:
         seats = np.ascontiguousarray(seats, dtype=np.intp)
     dtype = out.dtype.char  # "f" (float32) or "b" (int8): a character compares fastest
-    args = (seats, out, dtype == "b", *settings, *state.kernel_arrays(OBSERVE_ARRAYS))
     # the key fixes the types of seats (None or C-contiguous intp) and out (its dtype;
     # C-contiguous, checked by the engine's observe)
     key = ("observe " if seats is None else "observe seats ") + dtype
-    machine_code(state.kernel_cache, key, observe_games, args)(*args)
+    code, fixed = state.bound_kernel(key, observe_games, (seats, out), lambda: (
+        dtype == "b", *settings, *state.kernel_arrays(OBSERVE_ARRAYS)))
+    code(seats, out, *fixed)
 
 
 

@@ -45,7 +45,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from envs.cards import CARD_NAMES, JOKER, NUM_CARDS, parse_card
-from envs.compiled import ArrayNames, machine_code
+from envs.compiled import ArrayNames
 from envs.core import (
     BatchEngine,
     check_actions,
@@ -294,8 +294,9 @@ class FourAcesEngine(BatchEngine):
         (:func:`~envs.four_aces.kernels.legal_action_mask`)."""
         st = self.state
         mask = np.empty((self.batch_size, NUM_ACTIONS), dtype=bool)
-        args = (*st.kernel_arrays(MASK_ARRAYS), mask)
-        machine_code(st.kernel_cache, "mask", kernels.legal_action_mask, args)(*args)
+        code, fixed = st.bound_kernel("mask", kernels.legal_action_mask, (mask,),
+                                      lambda: st.kernel_arrays(MASK_ARRAYS))
+        code(mask, *fixed)
         return mask
 
     def _check_actions(self, idx: np.ndarray, a: np.ndarray, rows: np.ndarray) -> None:
@@ -330,11 +331,11 @@ class FourAcesEngine(BatchEngine):
         active = check_active(active, B)
         st = self.state
         ended = np.empty(B, dtype=np.intp)
-        args = (actions, active, ended, *st.kernel_arrays(STEP_ARRAYS))
         # the key fixes active's type: None or a C-contiguous bool array (check_active)
-        step_games = machine_code(st.kernel_cache, "step" if active is None else "step active",
-                                  kernels.step_games, args)
-        bad, n = step_games(*args)
+        step_games, fixed = st.bound_kernel("step" if active is None else "step active",
+                                            kernels.step_games, (actions, active, ended),
+                                            lambda: st.kernel_arrays(STEP_ARRAYS))
+        bad, n = step_games(actions, active, ended, *fixed)
         if bad >= 0:  # nothing has changed
             g = np.array([bad], dtype=np.intp)
             self._check_actions(g, actions[g].astype(np.intp),
@@ -431,10 +432,12 @@ class FourAcesEngine(BatchEngine):
         """See :meth:`envs.core.BatchEngine.observe_one` (game 0, no argument checks)."""
         st, cfg = self.state, self.config
         dtype = out.dtype.char  # "f" (float32) or "b" (int8)
-        args = (0, seat, out, dtype == "b", cfg.target_points, cfg.round_limit,
-                *st.kernel_arrays(OBSERVE_ONE_ARRAYS))
         # the key fixes out's type: a C-contiguous row of its dtype (the caller's promise)
-        machine_code(st.kernel_cache, "observe one " + dtype, observe_game, args)(*args)
+        code, fixed = st.bound_kernel("observe one " + dtype, observe_game, (0, seat, out),
+                                      lambda: (dtype == "b", cfg.target_points,
+                                               cfg.round_limit,
+                                               *st.kernel_arrays(OBSERVE_ONE_ARRAYS)))
+        code(0, seat, out, *fixed)
 
     # ==================================================================================
     # copies and resampled worlds: what search agents play out (envs.four_aces.resample)

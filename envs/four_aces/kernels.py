@@ -86,8 +86,8 @@ def is_legal(a: int, hand: np.ndarray, stock_top: int) -> bool:
 
 
 @kernel
-def legal_action_mask(hand: np.ndarray, current_player: np.ndarray, stock_top: np.ndarray,
-                      game_over: np.ndarray, mask: np.ndarray) -> None:
+def legal_action_mask(mask: np.ndarray, hand: np.ndarray, current_player: np.ndarray,
+                      stock_top: np.ndarray, game_over: np.ndarray) -> None:
     """Write into ``mask`` (bool [B, 54]) each game's legal actions (:func:`is_legal`);
     all False where the game is over."""
     for g in range(mask.shape[0]):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import JOKER, NUM_CARDS
-from envs.compiled import ArrayNames, copy_items, kernel, machine_code
+from envs.compiled import ArrayNames, copy_items, kernel
 from envs.core import ObservationLayout
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.rules import (
@@ -207,9 +207,10 @@ def encode(state: FourAcesState, config: FourAcesConfig, seats: np.ndarray | Non
     if seats is not None:
         seats = np.ascontiguousarray(seats, dtype=np.intp)
     dtype = out.dtype.char  # "f" (float32) or "b" (int8): a character compares fastest
-    args = (seats, out, dtype == "b", config.target_points, config.round_limit,
-            *state.kernel_arrays(OBSERVE_ARRAYS))
     # the key fixes the types of seats (None or C-contiguous intp) and out (its dtype;
     # C-contiguous, checked by the engine's observe)
     key = ("observe " if seats is None else "observe seats ") + dtype
-    machine_code(state.kernel_cache, key, observe_games, args)(*args)
+    code, fixed = state.bound_kernel(key, observe_games, (seats, out), lambda: (
+        dtype == "b", config.target_points, config.round_limit,
+        *state.kernel_arrays(OBSERVE_ARRAYS)))
+    code(seats, out, *fixed)

@@ -17,6 +17,8 @@ import pytest
 from envs import registry
 from envs.compiled import machine_code
 from envs.core import sample_uniform_legal
+from envs.four_aces import kernels
+from envs.four_aces.engine import MASK_ARRAYS
 
 CONFIGS = [("abracadabra", {"variant": "four"}), ("abracadabra", {"variant": "two_dummy"}),
            ("four_aces", {"num_players": 3}), ("four_aces", {"num_players": 5})]
@@ -126,3 +128,22 @@ def test_machine_code_is_found_once_per_key():
     assert machine_code(cache, "k", Dispatcher(), (1, 2))(3, 4) == 7
     assert machine_code(cache, "other", Dispatcher(), (1.0,))(1.0) == 1.0
     assert calls == [("int", "int"), ("float",)]
+
+
+def test_bound_kernel_builds_the_fixed_arguments_once_per_key():
+    engine = registry.make_engine("four_aces", 2, num_players=3)
+    state = engine.state
+    calls = []
+
+    def fixed():
+        calls.append(1)
+        return state.kernel_arrays(MASK_ARRAYS)
+
+    mask = np.empty((2, engine.num_actions), bool)
+    first = state.bound_kernel("test mask", kernels.legal_action_mask, (mask,), fixed)
+    again = state.bound_kernel("test mask", kernels.legal_action_mask, (mask,), fixed)
+    assert first is again and len(calls) == 1
+    code, arrays = first
+    code(mask, *arrays)
+    np.testing.assert_array_equal(mask, engine.legal_action_mask())
+    assert "test mask" not in copy.copy(state).kernel_cache  # a copy finds its own
