@@ -98,6 +98,16 @@ def _gflops(detail: dict, key: str) -> str:
     return "—" if not value else f"{value / 1e9:.1f}"
 
 
+def _ceiling(detail: dict) -> str:
+    """An iteration's speed-up with its update at the matmul's rate (see the training
+    section), or "—" without both rates."""
+    update, matmul = detail.get("update_flops"), detail.get("matmul_flops")
+    if not update or not matmul:
+        return "—"
+    total, update_s = detail["total_s"], detail["update_s"]
+    return f"{total / (total - update_s + update_s * update / matmul):.2f}×"
+
+
 def _training_split(records: list[Record]) -> list[str]:
     """The section on the ppo rows: decisions/s and where an iteration's time goes."""
     rows = [r for r in records if r.engine == "ppo" and r.detail]
@@ -116,12 +126,16 @@ def _training_split(records: list[Record]) -> list[str]:
         "runs; on the CPU clock every torch thread counts. *Update GFLOP/s*: the update's "
         "model arithmetic (6 FLOPs per linear-layer weight and sample passed) over its time; "
         "*matmul GFLOP/s*: one `torch.mm` of a minibatch through the first layer on the same "
-        "threads, what the CPU's matrix multiply does (`bench/entry_points.py`).",
+        "threads, what the CPU's matrix multiply does (`bench/entry_points.py`). *Ceiling*: "
+        "how much faster an iteration would be if the update ran at the matmul's GFLOP/s "
+        "and everything else stayed: s/iteration over (s/iteration − update + update × "
+        "update GFLOP/s / matmul GFLOP/s), the most a faster update loop could give "
+        "without less arithmetic.",
         "",
         "| config | games | torch threads | learner decisions/s | decisions/iteration "
         "| s/iteration | env | features | forward | update | update GFLOP/s "
-        "| matmul GFLOP/s |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| matmul GFLOP/s | ceiling |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         d = r.detail
@@ -136,7 +150,7 @@ def _training_split(records: list[Record]) -> list[str]:
             f"| {_fmt(d['decisions_per_iteration'])} | {d['total_s']:.2f} "
             f"| {part('env_s')} | {part('features_s')} | {part('forward_s')} "
             f"| {part('update_s')} | {_gflops(d, 'update_flops')} "
-            f"| {_gflops(d, 'matmul_flops')} |"
+            f"| {_gflops(d, 'matmul_flops')} | {_ceiling(d)} |"
         )
     return lines
 

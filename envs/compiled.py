@@ -12,7 +12,11 @@ Compiled code is cached on disk (``cache=True``): a fresh install compiles once.
 
 The engines call their per-step kernels (step, legal mask, observation) through
 :func:`machine_code`, which skips numba's per-call typing of the arguments: most of a
-single game's call cost, for kernels that take a state of 20 to 45 arrays.
+single game's call cost, for kernels that take a state of 20 to 45 arrays; a state keeps
+that code with the arguments that never change (:meth:`KernelState.bound_kernel`).
+:func:`copy_items` copies a row of one array into another as one ``memcpy`` inside a
+kernel, where the compiler, unable to tell the arrays apart, would move one element at a
+time.
 """
 
 from __future__ import annotations

@@ -71,10 +71,11 @@ def test_report_bandwidth_columns_and_training_split():
     assert text.count("| — | — |") >= 2  # aec and ppo rows: no bytes/step
     assert "## Training throughput (batch PPO)" in text
     assert ("| four_aces_4p.yaml | 256 | 1 | 5,000 | 7,360 | 2.00 | 0.20 s (10%) "
-            "| 0.10 s (5%) | 0.30 s (15%) | 1.40 s (70%) | — | — |") in text
+            "| 0.10 s (5%) | 0.30 s (15%) | 1.40 s (70%) | — | — | — |") in text
     records[2].detail.update(update_flops=41.26e9, matmul_flops=90.04e9)
     text = render_markdown(records, [], info, "cardrl bench", [], None)
-    assert "| 1.40 s (70%) | 41.3 | 90.0 |" in text
+    # ceiling: 2.0 s / (0.6 s + 1.4 s × 41.26 / 90.04) = 1.61×
+    assert "| 1.40 s (70%) | 41.3 | 90.0 | 1.61× |" in text
 
 
 def test_linear_macs_counts_the_weights_of_linear_layers():
