@@ -584,18 +584,19 @@ _BLOCK = 16  #: the entries :func:`_draw_legal` adds up at once while it looks f
 _BOOL = np.dtype(bool)
 #: the machine code of :func:`_draw_legal` (:func:`envs.compiled.machine_code`), once found
 _DRAW_LEGAL = None
-#: the bit generator :func:`_address` saw last, and its ``bitgen_t`` address
-_LAST_GENERATOR: list = [None, 0]
+#: (the bit generator :func:`_address` saw last, its ``bitgen_t`` address): one tuple,
+#: replaced whole, so that a thread never reads one generator with another's address
+_LAST_GENERATOR: tuple = (None, 0)
 
 
 def _address(generator: np.random.BitGenerator) -> int:
     """:func:`envs.bit_generator.address` of ``generator``, read once while it is the one
     drawn from (a program samples from one generator after another: its address is a
     tenth of a single game's sampling). Holds the last generator alive."""
+    global _LAST_GENERATOR
     last = _LAST_GENERATOR
     if last[0] is not generator:
-        last[1] = generator.ctypes.bit_generator.value
-        last[0] = generator
+        last = _LAST_GENERATOR = (generator, generator.ctypes.bit_generator.value)
     return last[1]
 
 

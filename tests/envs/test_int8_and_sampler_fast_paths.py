@@ -231,3 +231,19 @@ def test_stable_argsort_rows_is_the_stable_argsort(rows):
     values[::3, 7] = values[::3, 20]  # ties: the stable order keeps them in index order
     values[::5, :4] = 0.5
     assert np.array_equal(stable_argsort_rows(values), np.argsort(values, axis=1, kind="stable"))
+
+
+def test_sampler_draws_from_each_generator_when_calls_alternate():
+    """The sampler keeps the last generator's address: calls that alternate between two
+    generators still draw each from its own stream, as the same calls one after another."""
+    masks = np.random.default_rng(3).random((5, 40)) < 0.3
+    masks[:, 0] = True
+    alone = {}
+    for seed in (1, 2):
+        rng = np.random.default_rng(seed)
+        alone[seed] = [sample_uniform_legal(rng, masks) for _ in range(4)]
+    rngs = {seed: np.random.default_rng(seed) for seed in (1, 2)}
+    for k in range(4):
+        for seed in (1, 2):
+            np.testing.assert_array_equal(sample_uniform_legal(rngs[seed], masks),
+                                          alone[seed][k])
