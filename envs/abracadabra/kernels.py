@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import NUM_CARDS, SUIT_OF
-from envs.compiled import kernel
+from envs.compiled import inlined_kernel, kernel
 from envs.core import hashed_uniform_row, shuffle_order
 
 from .rules import (
@@ -98,7 +98,7 @@ def playable(g: int, hand_bits: np.ndarray, trick: np.ndarray, leader: np.ndarra
     return follow if follow != _ZERO else hand
 
 
-@kernel
+@inlined_kernel
 def is_legal(g: int, a: int, cards_each: int, phase: np.ndarray, declarer: np.ndarray,
              hand_bits: np.ndarray, shown_bits: np.ndarray, trick: np.ndarray,
              leader: np.ndarray, to_play: np.ndarray, trump: np.ndarray) -> bool:
@@ -157,7 +157,7 @@ def legal_action_mask(mask: np.ndarray, cards_each: int, phase: np.ndarray,
 # ==========================================================================================
 # the decision phases: C1–C3, D1–D2, F1, E1–E4
 # ==========================================================================================
-@kernel
+@inlined_kernel
 def step_bid(g: int, a: int, ante: int, phase: np.ndarray, current_player: np.ndarray,
              dealer: np.ndarray, bids: np.ndarray, num_bids: np.ndarray,
              declarer: np.ndarray, target: np.ndarray, stakes: np.ndarray,
@@ -198,7 +198,7 @@ def start_play(g: int, phase: np.ndarray, current_player: np.ndarray,
     current_player[g] = d
 
 
-@kernel
+@inlined_kernel
 def step_show(g: int, a: int, raise_amount: int, auto_call: bool, phase: np.ndarray,
               current_player: np.ndarray, declarer: np.ndarray, target: np.ndarray,
               shown_bits: np.ndarray, num_shown: np.ndarray, stakes: np.ndarray,
@@ -224,7 +224,7 @@ def step_show(g: int, a: int, raise_amount: int, auto_call: bool, phase: np.ndar
     start_play(g, phase, current_player, declarer, leader, to_play, dummy_ctrl)
 
 
-@kernel
+@inlined_kernel
 def step_call(g: int, a: int, cards_each: int, phase: np.ndarray,
               current_player: np.ndarray, declarer: np.ndarray, leader: np.ndarray,
               to_play: np.ndarray, dummy_ctrl: np.ndarray, tricks_done: np.ndarray,
@@ -296,7 +296,7 @@ def end_trick(g: int, cards_each: int, auto_call: bool, phase: np.ndarray,
     return done == cards_each
 
 
-@kernel
+@inlined_kernel
 def step_play(g: int, a: int, cards_each: int, auto_call: bool, phase: np.ndarray,
               current_player: np.ndarray, target: np.ndarray, trump: np.ndarray,
               hand_bits: np.ndarray, shown_bits: np.ndarray, played_bits: np.ndarray,

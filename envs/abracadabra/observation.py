@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import NUM_CARDS, NUM_RANKS
-from envs.compiled import ArrayNames, kernel
+from envs.compiled import ArrayNames, inlined_kernel, kernel
 from envs.core import ObservationLayout
 
 from .config import VARIANTS, AbracadabraConfig
@@ -202,10 +202,9 @@ def _player_at(slot: int, seat: int, num_players: int) -> int:
     return player - num_players if player >= num_players else player
 
 
-@kernel
-def observe_game(g: int, seat: int, row: np.ndarray, integers: bool, variant: int,
-                 cards_each: int, target_points: int, pot_scale: float, deals_limit: int,
-                 match: bool, phase: np.ndarray, current_player: np.ndarray,
+@inlined_kernel
+def observe_game(g: int, seat: int, row: np.ndarray, settings: tuple,
+                 phase: np.ndarray, current_player: np.ndarray,
                  dealer: np.ndarray, hand_bits: np.ndarray, leftover: np.ndarray,
                  trump: np.ndarray, bids: np.ndarray, declarer: np.ndarray,
                  target: np.ndarray, shown_bits: np.ndarray, num_shown: np.ndarray,
@@ -214,7 +213,10 @@ def observe_game(g: int, seat: int, row: np.ndarray, integers: bool, variant: in
                  tricks_won: np.ndarray, tricks_done: np.ndarray, called: np.ndarray,
                  totals: np.ndarray, pot: np.ndarray, deals_done: np.ndarray) -> None:
     """Write game ``g``'s observation from ``seat`` into ``row`` (float32 or int8 [771]),
-    every entry; ``integers``: the int8 row (the integers of the fractional entries, see
+    every entry. ``settings``: ``(integers, variant, cards_each, target_points,
+    pot_scale, deals_limit, match)``, one tuple so that the call stays under Python's 30
+    positional arguments, beyond which numba cannot inline it (:data:`inlined_kernel`);
+    ``integers``: the int8 row (the integers of the fractional entries, see
     :func:`observation_scale`). ``variant``: the position of the config's variant in
     :data:`VARIANT_ORDER`; ``pot_scale``: 10 * ante; ``match``: ``episode="match"``. A
     one-hot of a "none" (-1) stays all zero; the trick leader, the acting hand and the
@@ -223,6 +225,7 @@ def observe_game(g: int, seat: int, row: np.ndarray, integers: bool, variant: in
     The game's fields are read into locals before the first write: the compiler cannot
     tell ``row`` from the state arrays, so a field read after a write to ``row`` is read
     again from memory."""
+    integers, variant, cards_each, target_points, pot_scale, deals_limit, match = settings
     P, H = bids.shape[1], hand_bits.shape[1]
     ph, trump_suit, voids_of = phase[g], trump[g], VOID_SUIT_BITS[trump[g] + 1]
     hand, shown, dummy = hand_bits[g, seat], shown_bits[g], hand_bits[g, H - 1]
@@ -296,10 +299,10 @@ def observe_games(seats: np.ndarray | None, out: np.ndarray, integers: bool, var
                   totals: np.ndarray, pot: np.ndarray, deals_done: np.ndarray) -> None:
     """:func:`observe_game` of every game into ``out`` [B, 771] from ``seats[g]``, or
     (``seats`` None) from the seat to act (seat 0 once the episode is over)."""
+    settings = (integers, variant, cards_each, target_points, pot_scale, deals_limit, match)
     for g in range(out.shape[0]):
         seat = max(current_player[g], 0) if seats is None else seats[g]
-        observe_game(g, seat, out[g], integers, variant, cards_each, target_points,
-                     pot_scale, deals_limit, match, phase, current_player, dealer,
+        observe_game(g, seat, out[g], settings, phase, current_player, dealer,
                      hand_bits, leftover, trump, bids, declarer, target, shown_bits,
                      num_shown, played_bits, void_bits, trick, leader, to_play, dummy_ctrl,
                      tricks_won, tricks_done, called, totals, pot, deals_done)

@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import JOKER, NUM_CARDS
-from envs.compiled import kernel
+from envs.compiled import inlined_kernel, kernel
 from envs.core import hashed_uniform_row, shuffle_order
 from envs.four_aces.rules import (
     ACES,
@@ -185,7 +185,7 @@ def turn_up(g: int, s: int, deal_order: np.ndarray, stock_top: np.ndarray,
         push_discard(g, c, discard, discard_size, discard_counts)
 
 
-@kernel
+@inlined_kernel
 def play_turn(g: int, a: int, current_player: np.ndarray, deal_order: np.ndarray,
               stock_top: np.ndarray, hand: np.ndarray, hand_size: np.ndarray,
               hand_limit: np.ndarray, discard: np.ndarray, discard_size: np.ndarray,
@@ -406,7 +406,7 @@ def ace_of_spades_place(u: np.ndarray) -> int:
     return place
 
 
-@kernel
+@inlined_kernel
 def deal_round(g: int, deal_order: np.ndarray, stock_top: np.ndarray, hand: np.ndarray,
                hand_size: np.ndarray, hand_limit: np.ndarray, table: np.ndarray,
                discard: np.ndarray, discard_size: np.ndarray, discard_counts: np.ndarray,
@@ -435,7 +435,7 @@ def deal_round(g: int, deal_order: np.ndarray, stock_top: np.ndarray, hand: np.n
     four_aces_now[g] = -1
 
 
-@kernel
+@inlined_kernel
 def prefill(g: int, dealer: int, deal_order: np.ndarray, stock_top: np.ndarray,
             hand: np.ndarray, hand_size: np.ndarray, hand_limit: np.ndarray,
             four_aces_now: np.ndarray) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import JOKER, NUM_CARDS
-from envs.compiled import ArrayNames, copy_items, kernel
+from envs.compiled import ArrayNames, copy_items, inlined_kernel, kernel
 from envs.core import ObservationLayout
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.rules import (
@@ -125,7 +125,7 @@ def _fraction(n: int, divisor: int, integers: bool) -> float:
     return n / divisor
 
 
-@kernel
+@inlined_kernel
 def observe_game(g: int, seat: int, row: np.ndarray, integers: bool, target_points: int,
                  round_limit: int, rounds_played: np.ndarray, totals: np.ndarray,
                  dealer: np.ndarray, stock_top: np.ndarray, hand: np.ndarray,

@@ -57,3 +57,23 @@ def test_copy_items_writes_exactly_the_slice_it_is_given(dst_dtype):
     plain = np.full((10,), 99, dst_dtype)
     compiled.copy_items(plain, 4, src[0])  # the Python function does the same
     np.testing.assert_array_equal(plain[4:], src[0])
+
+
+@pytest.mark.parametrize("function", [
+    abracadabra_kernels.is_legal, abracadabra_kernels.step_bid, abracadabra_kernels.step_show,
+    abracadabra_kernels.step_call, abracadabra_kernels.step_play,
+    four_aces_kernels.play_turn, four_aces_kernels.deal_round, four_aces_kernels.prefill,
+], ids=lambda f: f.__name__)
+def test_per_game_kernels_with_many_arrays_are_inlined_into_their_batch_loops(function):
+    """A call of a kernel pushes every field of every array argument, per game: these are
+    inlined (envs.compiled.inlined_kernel), still without reference counting."""
+    assert function.targetoptions.get("inline") == "always"
+    assert function.targetoptions.get("_nrt") is False
+
+
+def test_the_observation_kernels_of_one_game_are_inlined_too():
+    from envs.abracadabra import observation as abracadabra_observation
+    from envs.four_aces import observation as four_aces_observation
+
+    for module in (abracadabra_observation, four_aces_observation):
+        assert module.observe_game.targetoptions.get("inline") == "always"
