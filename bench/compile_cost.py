@@ -40,21 +40,14 @@ def first_use() -> dict[str, float]:
     import numpy as np
 
     from envs import registry
-    from envs.core import sample_uniform_legal
 
     seconds = {"import": time.perf_counter() - start}
+    from bench.loops import play_random  # (the engines are imported: not timed)
+
     for game, options in GAMES:
         start = time.perf_counter()
         engine = registry.make_engine(game, 2, **options)
-        rng = np.random.default_rng(0)
-        engine.reset(seed=0)
-        small = np.zeros((2, engine.observation_size), np.int8)
-        for _ in range(FIRST_USE_STEPS):
-            engine.observe()
-            engine.observe(out=small)
-            engine.step(sample_uniform_legal(rng, engine.legal_action_mask()))
-            if engine.game_over.any():
-                engine.reset(games=engine.game_over)
+        play_random(engine, FIRST_USE_STEPS, np.zeros((2, engine.observation_size), np.int8))
         seconds[f"{game} engine"] = time.perf_counter() - start
         start = time.perf_counter()
         env = registry.make_env(game, **options)

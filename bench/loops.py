@@ -71,6 +71,22 @@ def make_vec_env(game: str, variant: str, batch_size: int):
     return factory(game, batch_size, options=VARIANTS[(game, variant)], opponents=("random",))
 
 
+def play_random(engine, steps: int, int8_out: np.ndarray | None = None) -> None:
+    """``steps`` batch steps of uniformly random legal play from ``reset(seed=0)``, with
+    the float32 observation at every step (and the int8 one into ``int8_out``, if given);
+    finished games are reset in place. Untimed: what the memory and compilation figures
+    play."""
+    rng = np.random.default_rng(0)
+    engine.reset(seed=0)
+    for _ in range(steps):
+        engine.observe()
+        if int8_out is not None:
+            engine.observe(out=int8_out)
+        engine.step(sample_uniform_legal(rng, engine.legal_action_mask()))
+        if engine.game_over.any():
+            engine.reset(games=engine.game_over)
+
+
 # -- the timed loops ---------------------------------------------------------------------------
 def batch_loop(engine, seed: int = 0, clock: Callable[[], float] = time.perf_counter,
                obs: str = "float32") -> Loop:

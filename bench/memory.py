@@ -16,8 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.loops import make_batch_engine
-from envs.core import sample_uniform_legal
+from bench.loops import make_batch_engine, play_random
 
 #: batch size of the peak-memory measurement (``--memory-batch``)
 MEMORY_BATCH = 8192
@@ -52,15 +51,6 @@ def memory_child(game: str, variant: str, batch_size: int, steps: int) -> dict:
     import resource
     import tracemalloc
 
-    def play(engine) -> None:
-        rng = np.random.default_rng(0)
-        engine.reset(seed=0)
-        for _ in range(steps):
-            engine.observe()
-            engine.step(sample_uniform_legal(rng, engine.legal_action_mask()))
-            if engine.game_over.any():
-                engine.reset(games=engine.game_over)
-
     def peak_rss() -> int:
         # VmHWM belongs to this process image; ru_maxrss would carry the parent's peak
         # across fork and exec on Linux
@@ -76,13 +66,13 @@ def memory_child(game: str, variant: str, batch_size: int, steps: int) -> dict:
     make_batch_engine(game, variant, 1).reset(seed=0)  # imports and tables, not counted
     base_rss = peak_rss()
     engine = make_batch_engine(game, variant, batch_size)
-    play(engine)
+    play_random(engine, steps)
     rss = peak_rss() - base_rss
     state = state_nbytes(engine)
     del engine
     tracemalloc.start()
     engine = make_batch_engine(game, variant, batch_size)
-    play(engine)
+    play_random(engine, steps)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return {

@@ -208,14 +208,11 @@ def _batch_split(records: list[Record], os_rate: dict[str, float],
             rate = f"{r.bytes_per_step / writing:.2f}"  # bytes per ns = GB/s
             if copy_bytes_per_s:
                 rate += f" ({100e9 * r.bytes_per_step / writing / copy_bytes_per_s:.0f}%)"
-        floor = floor_total = "—"
-        if "fill_ns" in d:  # (reports before the floor was measured have none)
-            floor = _fmt(d["fill_ns"])
-            floor_total = _fmt(total - d["observe_ns"] + d["fill_ns"])
+        floor_total = total - d["observe_ns"] + d["fill_ns"]
         lines.append(f"| {r.game} | {r.variant} | {r.batch} | {r.obs} | "
                      + " | ".join(_fmt(d[f"{p}_ns"]) for p in parts)
                      + f" | {_fmt(total)} | {_fmt(1e9 / r.steps_per_s)} | {budget} | {rate} "
-                     f"| {floor} | {floor_total} |")
+                     f"| {_fmt(d['fill_ns'])} | {_fmt(floor_total)} |")
     return lines
 
 

@@ -60,8 +60,13 @@ def machine_code(cache: dict, key: object, dispatcher: Dispatcher, args: tuple) 
     """
     code = cache.get(key)
     if code is None:
-        code = cache[key] = dispatcher.compile(tuple(dispatcher.typeof_pyval(a) for a in args))
+        code = cache[key] = _compiled_for(dispatcher, args)
     return code
+
+
+def _compiled_for(dispatcher: Dispatcher, args: tuple) -> Callable:
+    """The compiled function ``dispatcher`` runs for arguments of the types of ``args``."""
+    return dispatcher.compile(tuple(dispatcher.typeof_pyval(a) for a in args))
 
 
 class ArrayNames:
@@ -108,7 +113,7 @@ class KernelState:
         entry = self.kernel_cache.get(key)
         if entry is None:
             fixed_args = fixed()
-            code = machine_code({}, key, dispatcher, (*call_args, *fixed_args))
+            code = _compiled_for(dispatcher, (*call_args, *fixed_args))
             entry = self.kernel_cache[key] = (code, fixed_args)
         return entry
 

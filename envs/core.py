@@ -37,7 +37,7 @@ def check_seed(seed: object) -> None:
 
 
 _INT64 = np.dtype(np.int64)  #: numpy's one int64 dtype object (an identity test is cheap)
-_UINT8 = np.dtype(np.uint8)  #: a view as a dtype object costs a third less than as a type
+_BOOL = np.dtype(bool)  #: numpy's bool dtype object (the sampler's masks, by identity)
 #: the dtypes of an observation buffer, as dtype objects: a membership test against them
 #: is a fraction of one against the scalar types (a microsecond matters at batch 1)
 _FLOAT32, _INT8 = np.dtype(np.float32), np.dtype(np.int8)
@@ -442,6 +442,23 @@ def hashed_uniform(keys: np.ndarray, counters: np.ndarray, size: int) -> np.ndar
     return (bits >> _SHIFT_11).astype(np.float64) * _UNIT
 
 
+# seat arithmetic of the observation kernels: players rotated so that the observer is slot 0
+@kernel
+def seat_at(slot: int, seat: int, num_players: int) -> int:
+    """The player ``slot`` places to the left of ``seat`` (0 <= slot < num_players):
+    ``(seat + slot) % num_players`` by a subtraction, where ``%`` costs a division."""
+    player = seat + slot
+    return player - num_players if player >= num_players else player
+
+
+@kernel
+def slot_of(player: int, seat: int, num_players: int) -> int:
+    """The relative slot of ``player`` (0 .. num_players - 1) for observer ``seat``:
+    ``(player - seat) % num_players`` by an addition (the inverse of :func:`seat_at`)."""
+    slot = player - seat
+    return slot + num_players if slot < 0 else slot
+
+
 # compiled twins of splitmix64, hashed_uniform and stable_argsort_rows, one row at a time
 # (the engines' deal kernels)
 
@@ -568,12 +585,11 @@ def sample_uniform_legal(rng: np.random.Generator, action_masks: np.ndarray) -> 
     if not masks.flags.c_contiguous:
         masks = np.ascontiguousarray(masks)
     out = np.empty(len(masks), np.int64)
-    global _DRAW_LEGAL
-    if _DRAW_LEGAL is None:  # the one type signature: C-contiguous bool, int, int64
-        _DRAW_LEGAL = machine_code({}, "draw", _draw_legal, (masks, 0, out))
+    # one type signature: C-contiguous bool masks, an int address, int64 out
+    draw_legal = machine_code(_MACHINE_CODE, "draw", _draw_legal, (masks, 0, out))
     generator = rng.bit_generator
     with generator.lock:  # as numpy's own draws do
-        row = _DRAW_LEGAL(masks, _address(generator), out)
+        row = draw_legal(masks, _address(generator), out)
     if row >= 0:
         raise ValueError(f"row {row} of action_masks has no legal action: nothing to "
                          "choose from (expected at least one True per row)")
@@ -581,9 +597,8 @@ def sample_uniform_legal(rng: np.random.Generator, action_masks: np.ndarray) -> 
 
 
 _BLOCK = 16  #: the entries :func:`_draw_legal` adds up at once while it looks for the r-th
-_BOOL = np.dtype(bool)
-#: the machine code of :func:`_draw_legal` (:func:`envs.compiled.machine_code`), once found
-_DRAW_LEGAL = None
+#: the machine code of :func:`_draw_legal`, found once (:func:`envs.compiled.machine_code`)
+_MACHINE_CODE: dict = {}
 #: (the bit generator :func:`_address` saw last, its ``bitgen_t`` address): one tuple,
 #: replaced whole, so that a thread never reads one generator with another's address
 _LAST_GENERATOR: tuple = (None, 0)

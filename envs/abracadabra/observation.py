@@ -19,7 +19,7 @@ import numpy as np
 
 from envs.cards import NUM_CARDS, NUM_RANKS
 from envs.compiled import ArrayNames, inlined_kernel, kernel
-from envs.core import ObservationLayout
+from envs.core import ObservationLayout, seat_at, slot_of
 
 from .config import VARIANTS, AbracadabraConfig
 from .rules import FOLLOW_BITS, MAX_BID, Phase
@@ -181,25 +181,10 @@ def _put_cards(row: np.ndarray, start: int, cards: np.uint64) -> None:
 
 
 @kernel
-def _player_slot(player: int, seat: int, num_players: int) -> int:
-    """The relative slot of ``player`` (0 .. P-1) for observer ``seat``: the players
-    rotated, the observer slot 0 (a subtraction where ``%`` costs a division)."""
-    slot = player - seat
-    return slot + num_players if slot < 0 else slot
-
-
-@kernel
 def _hand_slot(hand: int, seat: int, num_players: int) -> int:
     """The relative slot of ``hand`` for observer ``seat``: players rotated (the observer
     is slot 0), the dummy keeps its index (:func:`slot_tables`)."""
-    return _player_slot(hand, seat, num_players) if hand < num_players else hand
-
-
-@kernel
-def _player_at(slot: int, seat: int, num_players: int) -> int:
-    """The player at relative ``slot`` (0 .. P-1) of observer ``seat``."""
-    player = seat + slot
-    return player - num_players if player >= num_players else player
+    return slot_of(hand, seat, num_players) if hand < num_players else hand
 
 
 @inlined_kernel
@@ -244,20 +229,20 @@ def observe_game(g: int, seat: int, row: np.ndarray, settings: tuple,
     if ph != _OVER:
         row[_PHASE + ph] = 1
     if dealt_by >= 0:  # B1
-        row[_DEALER + _player_slot(dealt_by, seat, P)] = 1
+        row[_DEALER + slot_of(dealt_by, seat, P)] = 1
     for slot in range(P):  # C1: bids by relative player slot
-        bid = bids[g, _player_at(slot, seat, P)]
+        bid = bids[g, seat_at(slot, seat, P)]
         if bid >= 0:
             row[_BIDS_COL + slot * (MAX_BID + 1) + bid] = 1
     if declared >= 0:  # C3
-        row[_DECLARER + _player_slot(declared, seat, P)] = 1
+        row[_DECLARER + slot_of(declared, seat, P)] = 1
     if goal >= 0:
         row[_TARGET + goal] = 1
     row[_SHOWN_COUNT] = _fraction(num_shown[g], cards_each, integers)  # D2
     # per relative hand slot: cards played this deal, the card in the trick, tricks won,
     # the public void record (E2: a hand that did not follow holds none of that suit)
     for slot in range(H):
-        h = _player_at(slot, seat, P) if slot < P else slot
+        h = seat_at(slot, seat, P) if slot < P else slot
         played, card, won, void = played_bits[g, h], trick[g, h], tricks_won[g, h], void_bits[g, h]
         _put_cards(row, _PLAYED + slot * NUM_CARDS, played)
         if card >= 0:
@@ -274,10 +259,10 @@ def observe_game(g: int, seat: int, row: np.ndarray, settings: tuple,
         if acting >= 0:
             row[_ACTING_HAND + _hand_slot(acting, seat, P)] = 1
         if H > P and controller >= 0:  # E4
-            row[_DUMMY_CONTROL + _player_slot(controller, seat, P)] = 1
+            row[_DUMMY_CONTROL + slot_of(controller, seat, P)] = 1
     row[_TRICKS_PLAYED] = _fraction(tricks_done[g], cards_each, integers)
     for slot in range(P):  # F1 calls and M1 totals by relative player slot
-        other = _player_at(slot, seat, P)
+        other = seat_at(slot, seat, P)
         said, total = called[g, other], totals[g, other]
         row[_CALLED + slot] = said
         row[_SCORES + slot] = _fraction(total, target_points, integers)
@@ -287,9 +272,8 @@ def observe_game(g: int, seat: int, row: np.ndarray, settings: tuple,
 
 
 @kernel
-def observe_games(seats: np.ndarray | None, out: np.ndarray, integers: bool, variant: int,
-                  cards_each: int, target_points: int, pot_scale: float, deals_limit: int,
-                  match: bool, phase: np.ndarray, current_player: np.ndarray,
+def observe_games(seats: np.ndarray | None, out: np.ndarray, settings: tuple,
+                  phase: np.ndarray, current_player: np.ndarray,
                   dealer: np.ndarray, hand_bits: np.ndarray, leftover: np.ndarray,
                   trump: np.ndarray, bids: np.ndarray, declarer: np.ndarray,
                   target: np.ndarray, shown_bits: np.ndarray, num_shown: np.ndarray,
@@ -297,9 +281,9 @@ def observe_games(seats: np.ndarray | None, out: np.ndarray, integers: bool, var
                   leader: np.ndarray, to_play: np.ndarray, dummy_ctrl: np.ndarray,
                   tricks_won: np.ndarray, tricks_done: np.ndarray, called: np.ndarray,
                   totals: np.ndarray, pot: np.ndarray, deals_done: np.ndarray) -> None:
-    """:func:`observe_game` of every game into ``out`` [B, 771] from ``seats[g]``, or
-    (``seats`` None) from the seat to act (seat 0 once the episode is over)."""
-    settings = (integers, variant, cards_each, target_points, pot_scale, deals_limit, match)
+    """:func:`observe_game` (with its ``settings``) of every game into ``out`` [B, 771]
+    from ``seats[g]``, or (``seats`` None) from the seat to act (seat 0 once the episode
+    is over)."""
     for g in range(out.shape[0]):
         seat = max(current_player[g], 0) if seats is None else seats[g]
         observe_game(g, seat, out[g], settings, phase, current_player, dealer,
@@ -329,13 +313,13 @@ def encode(state: AbracadabraState, settings: tuple, seats: np.ndarray | None,
     # C-contiguous, checked by the engine's observe)
     key = ("observe " if seats is None else "observe seats ") + dtype
     code, fixed = state.bound_kernel(key, observe_games, (seats, out), lambda: (
-        dtype == "b", *settings, *state.kernel_arrays(OBSERVE_ARRAYS)))
+        (dtype == "b", *settings), *state.kernel_arrays(OBSERVE_ARRAYS)))
     code(seats, out, *fixed)
 
 
 
 def observe_settings(config: AbracadabraConfig) -> tuple:
-    """The arguments of :func:`observe_games` that ``config`` sets, ``variant`` to
-    ``match`` (for :func:`encode`)."""
+    """The settings of :func:`observe_game` that ``config`` sets, ``variant`` to
+    ``match`` (for :func:`encode`, which puts ``integers`` before them)."""
     return (VARIANT_ORDER.index(config.variant), config.cards_each, config.target_points,
             10.0 * config.ante, config.deals_limit, config.episode == "match")

@@ -17,7 +17,7 @@ import numpy as np
 
 from envs.cards import JOKER, NUM_CARDS
 from envs.compiled import ArrayNames, copy_items, inlined_kernel, kernel
-from envs.core import ObservationLayout
+from envs.core import ObservationLayout, seat_at, slot_of
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.rules import (
     DECK_SIZE,
@@ -126,6 +126,19 @@ def _fraction(n: int, divisor: int, integers: bool) -> float:
 
 
 @inlined_kernel
+def _put_counts(row: np.ndarray, start: int, counts: np.ndarray, integers: bool) -> None:
+    """``row[start:start + 53] = counts`` (a row of card counts): an int8 row copies them
+    (:func:`~envs.compiled.copy_items`, one ``memcpy``); a float32 row converts them in a
+    loop whose length is read at run time, which the compiler vectorizes (one of known
+    length, 53, it converts a card at a time: it cannot tell ``row`` from ``counts``)."""
+    if integers:
+        copy_items(row, start, counts)
+    else:
+        for c in range(counts.shape[0]):
+            row[start + c] = counts[c]
+
+
+@inlined_kernel
 def observe_game(g: int, seat: int, row: np.ndarray, integers: bool, target_points: int,
                  round_limit: int, rounds_played: np.ndarray, totals: np.ndarray,
                  dealer: np.ndarray, stock_top: np.ndarray, hand: np.ndarray,
@@ -139,26 +152,12 @@ def observe_game(g: int, seat: int, row: np.ndarray, integers: bool, target_poin
     for k in range(_SIZE):
         row[k] = 0
     row[_NUM_PLAYERS + P - MIN_PLAYERS] = 1
-    # The card counts: an int8 row copies them (copy_items: one memcpy); a float32 row
-    # converts them in loops whose length is read at run time, which the compiler
-    # vectorizes (a loop of known length, 53, it converts one card at a time).
-    if integers:
-        copy_items(row, _HAND, hand[g, seat])  # own hand only
-        copy_items(row, _DISCARD_PILE, discard_counts[g])
-    else:
-        for c in range(hand.shape[2]):
-            row[_HAND + c] = hand[g, seat, c]
-            row[_DISCARD_PILE + c] = discard_counts[g, c]
+    _put_counts(row, _HAND, hand[g, seat], integers)  # own hand only
+    _put_counts(row, _DISCARD_PILE, discard_counts[g], integers)
     jokers = np.int64(hand[g, seat, JOKER]) + discard_counts[g, JOKER]
     for r in range(P):
-        other = seat + r
-        if other >= P:  # (a subtraction where % costs a division)
-            other -= P
-        if integers:
-            copy_items(row, _TABLES + r * NUM_CARDS, table[g, other])
-        else:
-            for c in range(table.shape[2]):
-                row[_TABLES + r * NUM_CARDS + c] = table[g, other, c]
+        other = seat_at(r, seat, P)
+        _put_counts(row, _TABLES + r * NUM_CARDS, table[g, other], integers)
         jokers += table[g, other, JOKER]
         row[_HAND_SIZES + r] = _fraction(hand_size[g, other], HAND_DIVISOR, integers)
         row[_HAND_LIMITS + r] = _fraction(hand_limit[g, other], HAND_DIVISOR, integers)
@@ -168,8 +167,7 @@ def observe_game(g: int, seat: int, row: np.ndarray, integers: bool, target_poin
         row[_LAST_DISCARD + top] = 1
     row[_STOCK_SIZE] = _fraction(DECK_SIZE - stock_top[g], STOCK_DIVISOR, integers)
     row[_JOKERS_SEEN] = _fraction(jokers, JOKER_DIVISOR, integers)
-    dealer_slot = dealer[g] - seat
-    row[_DEALER + (dealer_slot + P if dealer_slot < 0 else dealer_slot)] = 1
+    row[_DEALER + slot_of(dealer[g], seat, P)] = 1
     row[_ROUND_NUMBER] = _fraction(rounds_played[g], round_limit, integers)
 
 
