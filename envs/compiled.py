@@ -32,6 +32,7 @@ from collections.abc import Callable
 
 import numba
 import numpy as np
+from llvmlite import ir
 from numba.core import cgutils, types
 from numba.core.dispatcher import Dispatcher
 from numba.extending import intrinsic, overload
@@ -170,3 +171,130 @@ def _memcpy_items(typingctx, dst, dst_start, src):
         return context.get_dummy_value()
 
     return types.void(dst, dst_start, src), codegen
+
+
+#: BIT_ROWS[dtype][b]: the 8 entries (0 or 1, in ``dtype``) of the bits of byte ``b``,
+#: lowest bit first: what :func:`put_bits` copies for each byte of a bit set
+BIT_ROWS = {np.dtype(dtype): ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(dtype)
+            for dtype in (np.bool_, np.int8, np.float32)}
+for _table in BIT_ROWS.values():
+    _table.flags.writeable = False
+
+
+def put_bits(row: np.ndarray, start: int, bits: np.uint64, count: int) -> None:
+    """``row[start + i] = bit i of bits`` for ``i < count <= 64`` (``row`` bool, int8 or
+    float32, 1-D C-contiguous): a bit set written as 0/1 entries, zeros included. In a
+    kernel, eight entries at a time: each whole byte of the set is one copy of its row
+    of :data:`BIT_ROWS` (an 8- or 32-byte move), the last ``count % 8`` bits one by
+    one; a 53-card set is 7 look-ups whatever it holds, where visiting its cards one by
+    one costs a branch that mispredicts once a set."""
+    for i in range(count):
+        row[start + i] = (int(bits) >> i) & 1
+
+
+@overload(put_bits, jit_options={"_nrt": False})
+def _put_bits(row, start, bits, count):
+    if not isinstance(row, types.Array):
+        return None
+    table = BIT_ROWS.get(np.dtype(str(row.dtype)))
+    if table is None:
+        return None
+
+    def by_bytes(row, start, bits, count):
+        word = np.uint64(bits)
+        whole = count // 8
+        for j in range(whole):
+            byte = (word >> np.uint64(8 * j)) & np.uint64(0xFF)
+            _copy_bit_row(row, start + 8 * j, table, byte)
+        for i in range(8 * whole, count):
+            row[start + i] = (word >> np.uint64(i)) & np.uint64(1)
+
+    return by_bytes
+
+
+@intrinsic
+def _copy_bit_row(typingctx, dst, dst_start, table, byte):
+    """``dst[dst_start:dst_start + 8] = table[byte]`` (``table`` [256, 8] C-contiguous,
+    of ``dst``'s dtype) as one copy of a constant size: one 8-byte or 32-byte move where
+    a copy of a row's run-time length is a call of ``memcpy``."""
+    if not (isinstance(dst, types.Array) and isinstance(table, types.Array)
+            and dst.dtype == table.dtype and dst.ndim == 1 and table.ndim == 2
+            and table.layout == "C" and isinstance(dst_start, types.Integer)
+            and isinstance(byte, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        target = context.make_array(dst)(context, builder, args[0])
+        source = context.make_array(table)(context, builder, args[2])
+        intp = context.get_value_type(types.intp)
+        start = context.cast(builder, args[1], dst_start, types.intp)
+        first = builder.mul(context.cast(builder, args[3], byte, types.intp),
+                            intp(8))
+        itemsize = context.get_abi_sizeof(context.get_data_type(dst.dtype))
+        cgutils.raw_memcpy(builder, cgutils.gep(builder, target.data, start),
+                           cgutils.gep(builder, source.data, first), intp(8), itemsize)
+        return context.get_dummy_value()
+
+    return types.void(dst, dst_start, table, byte), codegen
+
+
+def flag_count(flags: np.ndarray, start: int) -> int:
+    """How many of the 8 bytes ``flags.flat[start:start + 8]`` are set (``flags`` of 0/1
+    bytes, uint8 or bool, C-contiguous): in a kernel one unaligned 8-byte load, its bytes
+    added by one multiplication, where adding them one by one took 8 loads."""
+    return int(np.count_nonzero(flags.reshape(-1)[start:start + 8]))
+
+
+@overload(flag_count, jit_options={"_nrt": False})
+def _flag_count(flags, start):
+    def by_word(flags, start):
+        # bytes of 0 or 1: their sum (at most 8) is the top byte of word * 0x0101...01
+        return np.int64((_load_word(flags, start) * _BYTE_ONES) >> np.uint64(56))
+
+    return by_word
+
+
+def flag_rank(flags: np.ndarray, start: int, rank: int) -> int:
+    """The place (0..7) of the ``rank``-th (0-based) set byte of the 8 bytes
+    ``flags.flat[start:start + 8]`` (``flags`` as for :func:`flag_count`; at least
+    ``rank + 1`` of them set). In a kernel without a branch: the bytes' running sums are
+    the bytes of ``word * 0x0101...01``, and the place is how many of them are at most
+    ``rank``."""
+    return int(np.flatnonzero(flags.reshape(-1)[start:start + 8])[rank])
+
+
+@overload(flag_rank, jit_options={"_nrt": False})
+def _flag_rank(flags, start, rank):
+    def by_word(flags, start, rank):
+        running = _load_word(flags, start) * _BYTE_ONES  # byte j: flags j' <= j set
+        # byte j of (0x80 + rank) - running keeps its top bit iff running_j <= rank (no
+        # borrow between bytes: both at most 8)
+        at_most = ((_BYTE_TOPS | (np.uint64(rank) * _BYTE_ONES)) - running) & _BYTE_TOPS
+        return np.int64(((at_most >> np.uint64(7)) * _BYTE_ONES) >> np.uint64(56))
+
+    return by_word
+
+
+_BYTE_ONES = np.uint64(0x0101010101010101)
+_BYTE_TOPS = np.uint64(0x8080808080808080)
+
+
+@intrinsic
+def _load_word(typingctx, flags, start):
+    """uint64: the 8 bytes of ``flags`` (1-byte items, C-contiguous) from flat item
+    ``start`` on, as one unaligned load (little-endian: item ``start`` is the low byte)."""
+    if not (isinstance(flags, types.Array) and flags.layout == "C"
+            and flags.dtype in (types.uint8, types.int8, types.boolean)
+            and isinstance(start, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        array = context.make_array(flags)(context, builder, args[0])
+        first = context.cast(builder, args[1], start, types.intp)
+        byte_pointer = builder.bitcast(cgutils.gep(builder, array.data, first),
+                                       ir.IntType(8).as_pointer())
+        word = builder.load(builder.bitcast(byte_pointer, ir.IntType(64).as_pointer()),
+                            align=1)
+        return word
+
+    return types.uint64(flags, start), codegen

@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import NUM_CARDS, SUIT_OF
-from envs.compiled import inlined_kernel, kernel
+from envs.compiled import inlined_kernel, kernel, put_bits
 from envs.core import hashed_uniform_row, shuffle_order
 
 from .rules import (
@@ -142,16 +142,14 @@ def legal_action_mask(mask: np.ndarray, cards_each: int, phase: np.ndarray,
                 mask[g, BID_OFFSET + n] = True
         elif ph == _SHOW:
             held = hand_bits[g, declarer[g]] & ~shown_bits[g]
-            for c in range(NUM_CARDS):
-                mask[g, SHOW_OFFSET + c] = _has(held, c)
+            put_bits(mask[g], SHOW_OFFSET, held, NUM_CARDS)
             mask[g, STOP] = True
         elif ph == _CALL:
             mask[g, CALL] = True
             mask[g, NO_CALL] = True
         elif ph == _PLAY:
             legal = playable(g, hand_bits, trick, leader, to_play, trump)
-            for c in range(NUM_CARDS):
-                mask[g, PLAY_OFFSET + c] = _has(legal, c)
+            put_bits(mask[g], PLAY_OFFSET, legal, NUM_CARDS)
 
 
 # ==========================================================================================

@@ -4,12 +4,17 @@ where that would show)."""
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 
 from envs import compiled
 from envs.abracadabra import kernels as abracadabra_kernels
 from envs.four_aces import kernels as four_aces_kernels
+
+#: the test kernels are compiled without the disk cache: numba's cache would not see a
+#: change to the helpers they call in envs/compiled.py
+_uncached_kernel = numba.njit(_nrt=False)
 
 
 def test_the_kernel_decorator_compiles_without_reference_counting():
@@ -43,7 +48,7 @@ def test_every_engine_kernel_uses_it(module):
 
 @pytest.mark.parametrize("dst_dtype", [np.int8, np.float32])
 def test_copy_items_writes_exactly_the_slice_it_is_given(dst_dtype):
-    @compiled.kernel
+    @_uncached_kernel
     def copy_rows(dst, src, start):
         for g in range(src.shape[0]):
             compiled.copy_items(dst[g], start, src[g])
@@ -57,6 +62,53 @@ def test_copy_items_writes_exactly_the_slice_it_is_given(dst_dtype):
     plain = np.full((10,), 99, dst_dtype)
     compiled.copy_items(plain, 4, src[0])  # the Python function does the same
     np.testing.assert_array_equal(plain[4:], src[0])
+
+
+@_uncached_kernel
+def _put_bits_rows(rows, start, bits, count):
+    for g in range(rows.shape[0]):
+        compiled.put_bits(rows[g], start, bits[g], count)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.float32])
+@pytest.mark.parametrize("count", [1, 5, 8, 53, 64])
+def test_put_bits_writes_each_of_its_bits_and_nothing_else(dtype, count):
+    rng = np.random.default_rng(count)
+    bits = rng.integers(0, 2**63, 6, dtype=np.uint64) | np.uint64(2**63)  # bit 63 set too
+    bits[0], bits[1] = 0, np.uint64(2**64 - 1)
+    sentinel = True if dtype is np.bool_ else 99
+    rows = np.full((6, 70), sentinel, dtype)
+    _put_bits_rows(rows, 3, bits, count)
+    expected = np.full((6, 70), sentinel, dtype)
+    for g, word in enumerate(bits):
+        expected[g, 3:3 + count] = [(int(word) >> i) & 1 for i in range(count)]
+    np.testing.assert_array_equal(rows, expected)  # exactly count entries, zeros included
+    plain = np.full(70, sentinel, dtype)
+    compiled.put_bits(plain, 3, bits[2], count)  # the Python function does the same
+    np.testing.assert_array_equal(plain, expected[2])
+
+
+@_uncached_kernel
+def _count_and_rank(flags, start, counts, ranks):
+    for p in range(counts.shape[0]):
+        counts[p] = compiled.flag_count(flags, start + 8 * p)
+        for r in range(counts[p]):
+            ranks[p, r] = compiled.flag_rank(flags, start + 8 * p, r)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.uint8])
+def test_flag_count_and_rank_over_every_pattern_of_8_flags(dtype):
+    patterns = (np.arange(256)[:, None] >> np.arange(8)) & 1  # every 8 flags, byte p
+    flags = np.zeros((1, 5 + 256 * 8), dtype)  # from an odd place: unaligned words
+    flags[0, 5:] = patterns.reshape(-1)
+    counts, ranks = np.zeros(256, np.int64), np.full((256, 8), -1, np.int64)
+    _count_and_rank(flags, 5, counts, ranks)
+    np.testing.assert_array_equal(counts, patterns.sum(1))
+    for p in range(256):
+        places = np.flatnonzero(patterns[p])
+        np.testing.assert_array_equal(ranks[p, :len(places)], places)
+        assert compiled.flag_count(flags, 5 + 8 * p) == len(places)  # the Python twins
+        assert all(compiled.flag_rank(flags, 5 + 8 * p, r) == c for r, c in enumerate(places))
 
 
 @pytest.mark.parametrize("function", [
