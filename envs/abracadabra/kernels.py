@@ -39,7 +39,7 @@ import numpy as np
 
 from envs.cards import NUM_CARDS, SUIT_OF
 from envs.compiled import inlined_kernel, kernel, put_bits
-from envs.core import hashed_uniform_row, shuffle_order
+from envs.core import hashed_uniform_row, seat_at, shuffle_order
 
 from .rules import (
     BID_OFFSET,
@@ -169,12 +169,12 @@ def step_bid(g: int, a: int, ante: int, phase: np.ndarray, current_player: np.nd
     stakes[g, seat] += ante  # C2
     pot[g] += ante
     num_bids[g] += 1
-    current_player[g] = (seat + 1) % P
+    current_player[g] = seat_at(1, seat, P)
     if num_bids[g] == P:  # C3: the first highest bid in bidding order
-        first = (dealer[g] + 1) % P
+        first = seat_at(1, dealer[g], P)
         best = first
         for k in range(1, P):
-            seat = (first + k) % P
+            seat = seat_at(k, first, P)
             if bids[g, seat] > bids[g, best]:
                 best = seat
         declarer[g] = best
@@ -235,7 +235,7 @@ def step_call(g: int, a: int, cards_each: int, phase: np.ndarray,
     seat = current_player[g]
     called[g, seat] = a == CALL
     if tricks_done[g] == 0:
-        nxt = (seat + 1) % P
+        nxt = seat_at(1, seat, P)
         if nxt == declarer[g]:
             start_play(g, phase, current_player, declarer, leader, to_play, dummy_ctrl)
         else:
@@ -276,7 +276,7 @@ def end_trick(g: int, cards_each: int, auto_call: bool, phase: np.ndarray,
             of_rank += 1
     rank_cards[g, winner] += of_rank
     if H > P:  # E4
-        dummy_ctrl[g] = winner if winner < P else (dummy_ctrl[g] + 1) % P
+        dummy_ctrl[g] = winner if winner < P else seat_at(1, dummy_ctrl[g], P)
     for h in range(H):
         trick[g, h] = -1
     trick_size[g] = 0
@@ -319,7 +319,7 @@ def step_play(g: int, a: int, cards_each: int, auto_call: bool, phase: np.ndarra
     trick[g, hand] = card
     size = trick_size[g] + 1
     trick_size[g] = size
-    nxt = (hand + 1) % H  # E1: clockwise
+    nxt = seat_at(1, hand, H)  # E1: clockwise
     to_play[g] = nxt
     current_player[g] = controller(g, nxt, P, dummy_ctrl)
     if size < H:
