@@ -87,12 +87,19 @@ from envs.four_aces.scoring import MAX_CARDS, score_presence, scorer_tables
 from envs.four_aces.state import FourAcesState
 
 #: the state arrays the kernels of every step and reset take, in their order:
-#: :func:`~envs.four_aces.kernels.legal_action_mask`, :func:`~envs.four_aces.kernels.step_games`
+#: :func:`~envs.four_aces.kernels.legal_action_mask`, :func:`~envs.four_aces.kernels.step_games`,
+#: :func:`~envs.four_aces.kernels.start_rounds`, :func:`~envs.four_aces.kernels.end_rounds`
 #: and :func:`~envs.four_aces.kernels.new_matches` (the observation's: beside its kernels)
 MASK_ARRAYS = ArrayNames("hand", "current_player", "stock_top", "game_over")
 STEP_ARRAYS = ArrayNames("game_over", "deal_over", "current_player", "deal_order", "stock_top",
                          "hand", "hand_size", "hand_limit", "discard", "discard_size",
                          "discard_counts", "four_aces_now")
+ROUND_ARRAYS = ArrayNames("keys", "rounds_played", "dealer", "deal_order", "stock_top", "hand",
+                          "hand_size", "hand_limit", "table", "discard", "discard_size",
+                          "discard_counts", "four_aces_now", "current_player")
+END_ARRAYS = ArrayNames("four_aces_now", "hand", "table", "last_points", "four_aces_winner",
+                        "totals", "rounds_played", "deal_over", "has_result", "winners",
+                        "match_over", "game_over", "current_player")
 MATCH_ARRAYS = ArrayNames("totals", "rounds_played", "game_over", "match_over", "has_result",
                           "deal_over", "last_points", "four_aces_winner", "winners")
 #: buckets of the deal's sort (kernels.stable_order): about one per card
@@ -248,8 +255,11 @@ class FourAcesEngine(BatchEngine):
 
     def _new_match(self, g: np.ndarray) -> None:
         """Clear the match state of games ``g``: :func:`~envs.four_aces.kernels.new_matches`."""
-        kernels.new_matches(np.ascontiguousarray(g, np.intp),
-                            *self.state.kernel_arrays(MATCH_ARRAYS))
+        st = self.state
+        g = np.ascontiguousarray(g, np.intp)  # the type the machine code is compiled for
+        new_matches, fixed = st.bound_kernel("new_matches", kernels.new_matches, (g,),
+                                             lambda: st.kernel_arrays(MATCH_ARRAYS))
+        new_matches(g, *fixed)
 
     # ==================================================================================
     # round start: G2 dealer, G3 deal, G4 pre-fill, H1 first mover
@@ -271,12 +281,14 @@ class FourAcesEngine(BatchEngine):
             st.deal_order[g] = deal_rows
         if dealers is not None:
             st.dealer[g] = dealers
-        kernels.start_rounds(
-            g, dealers is None, deal_rows is None, self.config.dealer == "rotate", st.keys,
-            st.rounds_played, st.dealer, st.deal_order, st.stock_top, st.hand, st.hand_size,
-            st.hand_limit, st.table, st.discard, st.discard_size, st.discard_counts,
-            st.four_aces_now, st.current_player, np.empty(DECK_SIZE), np.empty(DECK_SIZE),
-            np.empty(DECK_SIZE, np.intp), np.empty(DEAL_BUCKETS + 1, np.intp))  # scratch
+        g = np.ascontiguousarray(g, np.intp)  # the type the machine code is compiled for
+        call_args = (g, dealers is None, deal_rows is None)
+        start_rounds, fixed = st.bound_kernel("start_rounds", kernels.start_rounds, call_args,
+                                              lambda: (
+            self.config.dealer == "rotate", *st.kernel_arrays(ROUND_ARRAYS),
+            np.empty(DECK_SIZE), np.empty(DECK_SIZE), np.empty(DECK_SIZE, np.intp),
+            np.empty(DEAL_BUCKETS + 1, np.intp)))  # scratch
+        start_rounds(*call_args, *fixed)
 
     def _settle_start(self, g: np.ndarray) -> None:
         """Games whose pre-fill gave four aces (H4) end at once; the reward of that round
@@ -359,14 +371,14 @@ class FourAcesEngine(BatchEngine):
         st = self.state
         n = len(g)
         more = np.empty(n, dtype=np.intp)
-        bad, m = kernels.end_rounds(
-            g, cfg.episode == "round", kernels.REWARD_MODES.index(cfg.reward),
-            cfg.target_points, cfg.round_limit, st.four_aces_now, st.hand, st.table,
-            st.last_points, st.four_aces_winner, st.totals, st.rounds_played, st.deal_over,
-            st.has_result, st.winners, st.match_over, st.game_over, st.current_player,
-            rewards, *scorer_tables(cfg.scoring),
-            np.empty(n, np.int64), np.empty((n, P), np.int32), np.empty(MAX_CARDS, np.int64),
-            more)  # scratch, then the output
+        g = np.ascontiguousarray(g, np.intp)  # the type the machine code is compiled for
+        call_args = (g, rewards, more, np.empty(n, np.int64), np.empty((n, P), np.int32))
+        end_rounds, fixed = st.bound_kernel("end_rounds", kernels.end_rounds, call_args,
+                                            lambda: (
+            cfg.episode == "round", kernels.REWARD_MODES.index(cfg.reward),
+            cfg.target_points, cfg.round_limit, *st.kernel_arrays(END_ARRAYS),
+            *scorer_tables(cfg.scoring), np.empty(MAX_CARDS, np.int64)))  # scratch last
+        bad, m = end_rounds(*call_args, *fixed)
         if bad >= 0:  # nothing has changed
             self._check_sets(g)  # raises
         if m:  # match mode: the next round is dealt within this step

@@ -301,22 +301,23 @@ def add_rewards(g: int, i: int, mode: int, over: bool, points: np.ndarray,
 
 
 @kernel
-def end_rounds(games: np.ndarray, round_episode: bool, reward_mode: int, target_points: int,
+def end_rounds(games: np.ndarray, rewards: np.ndarray, more: np.ndarray, four: np.ndarray,
+               points: np.ndarray, round_episode: bool, reward_mode: int, target_points: int,
                round_limit: int, four_aces_now: np.ndarray, hand: np.ndarray,
                table: np.ndarray, last_points: np.ndarray, four_aces_winner: np.ndarray,
                totals: np.ndarray, rounds_played: np.ndarray, deal_over: np.ndarray,
                has_result: np.ndarray, winners: np.ndarray, match_over: np.ndarray,
-               game_over: np.ndarray, current_player: np.ndarray, rewards: np.ndarray,
+               game_over: np.ndarray, current_player: np.ndarray,
                strict: bool, start: np.ndarray, count: np.ndarray, rank_side: np.ndarray,
                loose_ok: np.ndarray, rank_value: np.ndarray, suit_loose: np.ndarray,
                ternary: np.ndarray, suit_free: np.ndarray, pattern_weight: np.ndarray,
-               four: np.ndarray, points: np.ndarray, slot_cards: np.ndarray,
-               more: np.ndarray) -> tuple[int, int]:
+               slot_cards: np.ndarray) -> tuple[int, int]:
     """End the round of each game of ``games`` (distinct indices): score it, pay the
     rewards into ``rewards`` (float32 [B, P], added), end the match or list the game in
     ``more`` (int [len(games)]) to be dealt anew. ``round_episode``: an episode is one
     round; ``reward_mode``: the index of the config's ``reward`` in
-    :data:`REWARD_MODES`.
+    :data:`REWARD_MODES`. The arguments that change from call to call come first (the
+    engine binds the others once, :meth:`envs.compiled.KernelState.bound_kernel`).
 
     First every game is scored into the scratch ``four`` (int64 [n]) and ``points``
     (int32 [n, P]), nothing else written:

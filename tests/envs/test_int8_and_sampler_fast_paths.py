@@ -7,6 +7,7 @@
 * :func:`envs.core.sample_uniform_legal` picks legal actions, uniformly;
 * ``observe_one`` (the AEC hot path) equals ``observe`` and the batch encoder for every
   seat; ``stable_argsort_rows`` (behind every shuffle) is numpy's stable argsort;
+  ``random_keys`` (every reset's game keys) draws ``Generator.integers``' numbers;
 * the standard wrapper stack of ``env()`` (PettingZoo's wrappers, subclassed to skip
   their per-call forwarding) keeps their classes, checks and errors.
 
@@ -21,7 +22,7 @@ from pettingzoo.utils import wrappers
 
 from envs import abracadabra_v1, four_aces_v0
 from envs.abracadabra import AbracadabraConfig, AbracadabraEngine
-from envs.core import sample_uniform_legal, stable_argsort_rows
+from envs.core import random_keys, sample_uniform_legal, stable_argsort_rows
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.engine import FourAcesEngine
 
@@ -247,3 +248,17 @@ def test_sampler_draws_from_each_generator_when_calls_alternate():
         for seed in (1, 2):
             np.testing.assert_array_equal(sample_uniform_legal(rngs[seed], masks),
                                           alone[seed][k])
+
+
+@pytest.mark.parametrize("bit_generator", [np.random.PCG64, np.random.MT19937])
+def test_random_keys_are_the_numbers_and_state_of_generator_integers(bit_generator):
+    fast, plain = np.random.Generator(bit_generator(7)), np.random.Generator(bit_generator(7))
+    for n in (0, 1, 5, 1000):
+        plain.integers(2**16, size=3)  # a buffered 32-bit half in the state, as in play
+        fast.integers(2**16, size=3)
+        keys = random_keys(fast, n)
+        assert keys.dtype == np.uint64
+        np.testing.assert_array_equal(
+            keys, plain.integers(0, 2**63, size=n, dtype=np.int64).astype(np.uint64))
+    # the same state after: the same draws, 32-bit halves included
+    assert fast.integers(2**40, size=9).tolist() == plain.integers(2**40, size=9).tolist()
