@@ -33,12 +33,17 @@ ppo            batch-PPO training iterations (:mod:`training.ppo_batch`) of a co
   and the delegate's decisions, the rollout buffer;
 * ``update_s``: advantages and ``ppo_update`` (forward, backward and optimizer steps).
 
-**Where the update's limit is:** the update's model arithmetic, about 6 FLOPs per weight
-of the network's linear layers and per sample passed through them (2 forward, 4
-backward; :func:`linear_macs`, samples counted by a forward hook during ``ppo_update``),
-over ``update_s``, next to the rate of one ``torch.mm`` of a minibatch through the first
-layer on the same threads (:func:`matmul_flops`): how close the update runs to what the
-CPU's matrix multiply does.
+**Where the update's limit is:** the update's model arithmetic, 6 FLOPs per weight of the
+network's linear layers and per sample passed through them (2 forward, 2 for the weights'
+gradient, 2 for the input's), 4 for the layers that read the network's input, whose
+gradient nobody needs (:func:`update_flops_per_sample`; samples counted by a forward hook
+during ``ppo_update``), over ``update_s``, next to the rate of one ``torch.mm`` of a
+minibatch through the first layer on the same threads (:func:`matmul_flops`): how close
+the update runs to what the CPU's matrix multiply does. And the update's profile
+(:func:`update_profile`, torch's profiler over one more ``ppo_update`` after the timed
+runs): the shares of its time in matrix multiplies, in the activation and its gradient,
+in the optimizer and in the rest, from which the report bounds an iteration's speed-up
+with the same arithmetic: an update made of its matrix multiplies alone.
 
 ``training/ppo_batch.py`` has no timers of its own (it logs ``charts/SPS`` and
 ``charts/collect_fraction`` only), hence the wrappers; they cost two clock reads per call.
@@ -175,6 +180,47 @@ def linear_macs(net) -> int:
                if isinstance(m, torch.nn.Linear))
 
 
+def update_flops_per_sample(net) -> int:
+    """FLOPs of one sample's forward and backward pass through the linear layers of a
+    :class:`~agents.policy.net.PolicyNet` (``net.actor``, ``net.critic`` and their heads):
+    6 per weight, 4 for the first layer of each branch, which reads the network's input
+    and computes no input gradient."""
+    first = net.actor[0].in_features * net.actor[0].out_features
+    first += net.critic[0].in_features * net.critic[0].out_features
+    return 6 * linear_macs(net) - 2 * first
+
+
+#: aten operators of each share of :func:`update_profile` ("other": the rest)
+PROFILE_PARTS = {
+    "matmul": ("aten::mm", "aten::addmm", "aten::bmm", "aten::matmul", "aten::linear"),
+    "activation": ("aten::tanh", "aten::tanh_backward", "aten::relu", "aten::threshold_backward"),
+}
+
+
+def update_profile(update: Callable[[], object]) -> dict[str, float]:
+    """Shares of ``update()``'s CPU time (torch's profiler, self times of the operators)
+    in ``matmul`` and ``activation`` (:data:`PROFILE_PARTS`), in ``optimizer`` (the
+    optimizer's step and zero_grad, whole) and in ``other``; they add up to 1."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        update()
+    events = prof.key_averages()
+    shares = dict.fromkeys((*PROFILE_PARTS, "optimizer"), 0.0)
+    total = sum(e.self_cpu_time_total for e in events)
+    for event in events:
+        if event.key.startswith("Optimizer."):
+            shares["optimizer"] += event.cpu_time_total
+            continue
+        for part, names in PROFILE_PARTS.items():
+            if event.key in names:
+                shares[part] += event.self_cpu_time_total
+    total = max(total, 1e-9)  # (the optimizer's own operators are none of the parts)
+    shares = {k: v / total for k, v in shares.items()}
+    shares["other"] = max(0.0, 1.0 - sum(shares.values()))
+    return shares
+
+
 def matmul_flops(rows: int, inner: int, cols: int, threads: int, seconds: float = 0.3,
                  clock: Callable[[], float] = time.perf_counter) -> float:
     """FLOP/s of ``torch.mm`` of a float32 ``[rows, inner]`` by ``[inner, cols]`` on
@@ -226,7 +272,7 @@ class PPOLoop:
         self.engine, self.pool, self.net, self.optimizer, self.delegate = build_trainer(
             cfg, seed)
         self.iteration = 0
-        self.macs = linear_macs(self.net)
+        self.flops_per_sample = update_flops_per_sample(self.net)
         #: samples through the network during ppo_update (a forward hook counts them)
         self._update_samples = None
         self.net.register_forward_hook(self._count_update_samples)
@@ -307,8 +353,9 @@ class PPOLoop:
         and the config: ``{"config", "num_games", "torch_threads", "iterations",
         "decisions_per_iteration",
         "env_s", "features_s", "forward_s", "update_s", "total_s", "update_flops",
-        "matmul_flops"}`` (seconds per iteration; the update's model FLOP/s and the
-        matrix multiply's, see the module doc)."""
+        "matmul_flops", "update_profile"}`` (seconds per iteration; the update's model
+        FLOP/s and the matrix multiply's; the update's :func:`update_profile`, over one
+        more iteration's update: see the module doc)."""
         timed = self.runs[1:] or self.runs
         iterations = sum(r["iterations"] for r in timed)
         keys = ("env_s", "features_s", "forward_s", "update_s", "total_s")
@@ -319,11 +366,33 @@ class PPOLoop:
         out.update({k: sum(r[k] for r in timed) / max(iterations, 1) for k in keys})
         update_s = sum(r["update_s"] for r in timed)
         samples = sum(r["update_samples"] for r in timed)
-        out["update_flops"] = 6.0 * self.macs * samples / update_s if update_s > 0 else 0.0
+        out["update_flops"] = (self.flops_per_sample * samples / update_s if update_s > 0
+                               else 0.0)
         import torch
 
         first = next(m for m in self.net.modules() if isinstance(m, torch.nn.Linear))
         out["matmul_flops"] = matmul_flops(self.cfg.ppo.minibatch_size, first.in_features,
                                            first.out_features, self.threads,
                                            clock=self.clock)
+        out["update_profile"] = self._profile_update()
         return out
+
+    def _profile_update(self) -> dict[str, float]:
+        """:func:`update_profile` of the update of one more iteration (not timed)."""
+        import torch
+
+        from training import ppo_batch
+
+        cfg, p = self.cfg, self.cfg.ppo
+        threads = torch.get_num_threads()
+        torch.set_num_threads(self.threads)
+        try:
+            buf, _ = ppo_batch.collect(self.engine, self.pool, self.net, self.iteration,
+                                       int(self.rng.integers(2**62)), cfg.train_self_seats,
+                                       cfg.reward_scale, self.delegate)
+            adv, ret = buf.advantages(p.gamma, p.gae_lambda)
+            self.iteration += 1
+            return update_profile(lambda: ppo_batch.ppo_update(
+                self.net, self.optimizer, buf, adv, ret, cfg, self.rng))
+        finally:
+            torch.set_num_threads(threads)

@@ -108,6 +108,26 @@ def _ceiling(detail: dict) -> str:
     return f"{total / (total - update_s + update_s * update / matmul):.2f}×"
 
 
+def _profile(detail: dict) -> str:
+    """The update's profile shares as "matmul / activation / optimizer / other" percent,
+    or a dash when the record lacks it."""
+    shares = detail.get("update_profile")
+    if not shares:
+        return "—"
+    return " / ".join(f"{100 * shares[k]:.0f}%"
+                      for k in ("matmul", "activation", "optimizer", "other"))
+
+
+def _matmul_bound(detail: dict) -> str:
+    """An iteration's speed-up with its update reduced to its matrix multiplies (the rest
+    of the update free), or "—" without the profile."""
+    shares = detail.get("update_profile")
+    if not shares:
+        return "—"
+    total, update_s = detail["total_s"], detail["update_s"]
+    return f"{total / (total - update_s * (1.0 - shares['matmul'])):.2f}×"
+
+
 def _training_split(records: list[Record]) -> list[str]:
     """The section on the ppo rows: decisions/s and where an iteration's time goes."""
     rows = [r for r in records if r.engine == "ppo" and r.detail]
@@ -124,18 +144,25 @@ def _training_split(records: list[Record]) -> list[str]:
         "*features* (`net.encode`: input features and symmetry), *forward* (the learner's "
         "`sample_actions`), *update* (advantages and `ppo_update`). Averages over the timed "
         "runs; on the CPU clock every torch thread counts. *Update GFLOP/s*: the update's "
-        "model arithmetic (6 FLOPs per linear-layer weight and sample passed) over its time; "
+        "model arithmetic (6 FLOPs per linear-layer weight and sample passed, 4 for the "
+        "layers reading the network's input, whose gradient is not needed) over its time; "
         "*matmul GFLOP/s*: one `torch.mm` of a minibatch through the first layer on the same "
-        "threads, what the CPU's matrix multiply does (`bench/entry_points.py`). *Ceiling*: "
-        "how much faster an iteration would be if the update ran at the matmul's GFLOP/s "
-        "and everything else stayed: s/iteration over (s/iteration − update + update × "
-        "update GFLOP/s / matmul GFLOP/s), the most a faster update loop could give "
-        "without less arithmetic.",
+        "threads, what the CPU's matrix multiply does (`bench/entry_points.py`). *Update "
+        "profile*: the shares of the update's time (torch's profiler over one more update) "
+        "in matrix multiplies, the activation and its gradient, the optimizer, and the rest. "
+        "*Matmul bound*: how much faster an iteration would be if the update were its "
+        "matrix multiplies alone, at the rate they run (the rest of the update free): "
+        "s/iteration over (s/iteration − update × (1 − matmul share)). *Ceiling*: if, "
+        "beyond that, its whole arithmetic ran at the matmul's GFLOP/s: s/iteration over "
+        "(s/iteration − update + update × update GFLOP/s / matmul GFLOP/s). Both are "
+        "bounds with the same arithmetic per decision; a faster training beyond them needs "
+        "less of it.",
         "",
         "| config | games | torch threads | learner decisions/s | decisions/iteration "
         "| s/iteration | env | features | forward | update | update GFLOP/s "
-        "| matmul GFLOP/s | ceiling |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| matmul GFLOP/s | update profile: matmul / activation / optimizer / other "
+        "| matmul bound | ceiling |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         d = r.detail
@@ -150,7 +177,8 @@ def _training_split(records: list[Record]) -> list[str]:
             f"| {_fmt(d['decisions_per_iteration'])} | {d['total_s']:.2f} "
             f"| {part('env_s')} | {part('features_s')} | {part('forward_s')} "
             f"| {part('update_s')} | {_gflops(d, 'update_flops')} "
-            f"| {_gflops(d, 'matmul_flops')} | {_ceiling(d)} |"
+            f"| {_gflops(d, 'matmul_flops')} | {_profile(d)} | {_matmul_bound(d)} "
+            f"| {_ceiling(d)} |"
         )
     return lines
 

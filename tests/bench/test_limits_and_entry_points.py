@@ -12,7 +12,14 @@ import json
 import pytest
 
 from bench.bandwidth import achieved_bandwidth, copy_bandwidth, step_bytes
-from bench.entry_points import PPOLoop, linear_macs, seat_loop, table_label, tournament_loop
+from bench.entry_points import (
+    PPOLoop,
+    linear_macs,
+    seat_loop,
+    table_label,
+    tournament_loop,
+    update_flops_per_sample,
+)
 from bench.report import Record, render_markdown
 from cli import main as cli
 
@@ -71,11 +78,13 @@ def test_report_bandwidth_columns_and_training_split():
     assert text.count("| — | — |") >= 2  # aec and ppo rows: no bytes/step
     assert "## Training throughput (batch PPO)" in text
     assert ("| four_aces_4p.yaml | 256 | 1 | 5,000 | 7,360 | 2.00 | 0.20 s (10%) "
-            "| 0.10 s (5%) | 0.30 s (15%) | 1.40 s (70%) | — | — | — |") in text
-    records[2].detail.update(update_flops=41.26e9, matmul_flops=90.04e9)
+            "| 0.10 s (5%) | 0.30 s (15%) | 1.40 s (70%) | — | — | — | — | — |") in text
+    records[2].detail.update(update_flops=41.26e9, matmul_flops=90.04e9, update_profile={
+        "matmul": 0.65, "activation": 0.1, "optimizer": 0.05, "other": 0.2})
     text = render_markdown(records, [], info, "cardrl bench", [], None)
+    # matmul bound: 2.0 s / (2.0 s − 1.4 s × 0.35) = 1.32×;
     # ceiling: 2.0 s / (0.6 s + 1.4 s × 41.26 / 90.04) = 1.61×
-    assert "| 1.40 s (70%) | 41.3 | 90.0 | 1.61× |" in text
+    assert "| 1.40 s (70%) | 41.3 | 90.0 | 65% / 10% / 5% / 20% | 1.32× | 1.61× |" in text
 
 
 def test_linear_macs_counts_the_weights_of_linear_layers():
@@ -120,9 +129,16 @@ def test_ppo_loop_split_adds_up():
     # every epoch passes each decision once through the net (no target_kl in the config)
     samples = decisions * loop.cfg.ppo.update_epochs
     assert loop.cfg.ppo.target_kl is None
+    # 6 FLOPs a weight, 4 in the two layers reading the input (no input gradient)
+    first = loop.net.actor[0].weight.numel() + loop.net.critic[0].weight.numel()
+    assert update_flops_per_sample(loop.net) == 6 * linear_macs(loop.net) - 2 * first
     assert detail["update_flops"] == pytest.approx(
-        6 * linear_macs(loop.net) * samples / detail["update_s"])
+        update_flops_per_sample(loop.net) * samples / detail["update_s"])
     assert detail["matmul_flops"] > 0
+    shares = detail["update_profile"]
+    assert set(shares) == {"matmul", "activation", "optimizer", "other"}
+    assert sum(shares.values()) == pytest.approx(1.0)
+    assert shares["matmul"] > 0 and shares["optimizer"] > 0  # both found by their names
     with pytest.raises(ValueError, match="torch threads 0"):
         PPOLoop("configs/four_aces_4p.yaml", num_games=4, threads=0)
 
