@@ -189,6 +189,7 @@ def _hand_slot(hand: int, seat: int, num_players: int) -> int:
     is slot 0), the dummy keeps its index (:func:`slot_tables`)."""
     return slot_of(hand, seat, num_players) if hand < num_players else hand
 
+
 def _zeros_and_card_sets(row: np.ndarray, hand: np.uint64, dummy: np.uint64,
                          shown: np.uint64, played: np.ndarray, seat: int,
                          num_players: int) -> None:
