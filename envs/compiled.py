@@ -32,6 +32,7 @@ from collections.abc import Callable
 
 import numba
 import numpy as np
+from llvmlite import binding as llvm
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.core.dispatcher import Dispatcher
@@ -173,8 +174,13 @@ def _memcpy_items(typingctx, dst, dst_start, src):
     return types.void(dst, dst_start, src), codegen
 
 
+#: whether this machine's CPU stores a vector under a mask of bits (AVX-512BW): then
+#: :func:`put_bits` writes a bit set as one masked store (numba compiles for the host
+#: CPU, and its disk cache keeps code per CPU)
+MASKED_VECTOR_STORES = bool(llvm.get_host_cpu_features().get("avx512bw", False))
 #: BIT_ROWS[dtype][b]: the 8 entries (0 or 1, in ``dtype``) of the bits of byte ``b``,
-#: lowest bit first: what :func:`put_bits` copies for each byte of a bit set
+#: lowest bit first: what :func:`put_bits` copies for each byte of a bit set on a CPU
+#: without masked vector stores
 BIT_ROWS = {np.dtype(dtype): ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(dtype)
             for dtype in (np.bool_, np.int8, np.float32)}
 for _table in BIT_ROWS.values():
@@ -183,11 +189,13 @@ for _table in BIT_ROWS.values():
 
 def put_bits(row: np.ndarray, start: int, bits: np.uint64, count: int) -> None:
     """``row[start + i] = bit i of bits`` for ``i < count <= 64`` (``row`` bool, int8 or
-    float32, 1-D C-contiguous): a bit set written as 0/1 entries, zeros included. In a
-    kernel, eight entries at a time: each whole byte of the set is one copy of its row
-    of :data:`BIT_ROWS` (an 8- or 32-byte move), the last ``count % 8`` bits one by
-    one; a 53-card set is 7 look-ups whatever it holds, where visiting its cards one by
-    one costs a branch that mispredicts once a set."""
+    float32, 1-D C-contiguous): a bit set written as 0/1 entries, zeros included, and
+    nothing else. In a kernel without a branch: with AVX-512 (:data:`MASKED_VECTOR_STORES`)
+    the 64 bits become 64 entries in a vector register, stored under a mask of the first
+    ``count`` (one store of an int8 row, 16 ns less per Abracadabra observation than the
+    byte copies); else each whole byte of the set is one copy of its row of
+    :data:`BIT_ROWS` (an 8- or 32-byte move), the last ``count % 8`` bits one by one.
+    Visiting a set's cards one by one costs a branch that mispredicts once a set."""
     for i in range(count):
         row[start + i] = (int(bits) >> i) & 1
 
@@ -199,17 +207,61 @@ def _put_bits(row, start, bits, count):
     table = BIT_ROWS.get(np.dtype(str(row.dtype)))
     if table is None:
         return None
+    if MASKED_VECTOR_STORES:
+        return lambda row, start, bits, count: _store_bits(row, start, np.uint64(bits), count)
+    return lambda row, start, bits, count: put_bits_by_bytes(row, start, bits, count, table)
 
-    def by_bytes(row, start, bits, count):
-        word = np.uint64(bits)
-        whole = count // 8
-        for j in range(whole):
-            byte = (word >> np.uint64(8 * j)) & np.uint64(0xFF)
-            _copy_bit_row(row, start + 8 * j, table, byte)
-        for i in range(8 * whole, count):
-            row[start + i] = (word >> np.uint64(i)) & np.uint64(1)
 
-    return by_bytes
+@kernel
+def put_bits_by_bytes(row: np.ndarray, start: int, bits: np.uint64, count: int,
+                      table: np.ndarray) -> None:
+    """:func:`put_bits` a byte at a time, ``table`` the :data:`BIT_ROWS` of ``row``'s
+    dtype (the code of a CPU without masked vector stores; tested on every CPU)."""
+    word = np.uint64(bits)
+    whole = count // 8
+    for j in range(whole):
+        byte = (word >> np.uint64(8 * j)) & np.uint64(0xFF)
+        _copy_bit_row(row, start + 8 * j, table, byte)
+    for i in range(8 * whole, count):
+        row[start + i] = (word >> np.uint64(i)) & np.uint64(1)
+
+
+@intrinsic
+def _store_bits(typingctx, dst, dst_start, bits, count):
+    """:func:`put_bits` as one store of 64 entries under the mask of the first ``count``:
+    the bits of ``bits`` as a vector of 64 flags, widened to ``dst``'s entries (0 or 1),
+    stored by ``llvm.masked.store`` (entries past ``count`` untouched, not even read)."""
+    if not (isinstance(dst, types.Array) and dst.ndim == 1 and dst.layout == "C"
+            and isinstance(dst_start, types.Integer) and bits == types.uint64
+            and isinstance(count, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        target = context.make_array(dst)(context, builder, args[0])
+        start = context.cast(builder, args[1], dst_start, types.intp)
+        entry = context.get_data_type(dst.dtype)
+        entries, flags = ir.VectorType(entry, 64), ir.VectorType(ir.IntType(1), 64)
+        word = ir.IntType(64)
+        n = context.cast(builder, args[3], count, types.uint64)
+        # the first n bits set, n <= 64 (a shift by 64 is undefined: n = 64 picks ~0)
+        first_n = builder.select(builder.icmp_unsigned(">=", n, word(64)), word(-1),
+                                 builder.sub(builder.shl(word(1), n), word(1)))
+        set_bits = builder.bitcast(args[2], flags)
+        if isinstance(entry, ir.IntType):  # bool (a byte) or int8
+            values = builder.zext(set_bits, entries)
+        else:
+            values = builder.select(set_bits, ir.Constant(entries, [1.0] * 64),
+                                    ir.Constant(entries, [0.0] * 64))
+        suffix = f"v64{'i8' if isinstance(entry, ir.IntType) else 'f32'}"
+        store = cgutils.get_or_insert_function(
+            builder.module,
+            ir.FunctionType(ir.VoidType(), [entries, entries.as_pointer(), ir.IntType(32), flags]),
+            f"llvm.masked.store.{suffix}.p0{suffix}")
+        pointer = builder.bitcast(cgutils.gep(builder, target.data, start), entries.as_pointer())
+        builder.call(store, [values, pointer, ir.IntType(32)(1), builder.bitcast(first_n, flags)])
+        return context.get_dummy_value()
+
+    return types.void(dst, dst_start, bits, count), codegen
 
 
 @intrinsic

@@ -70,15 +70,27 @@ def _put_bits_rows(rows, start, bits, count):
         compiled.put_bits(rows[g], start, bits[g], count)
 
 
+@_uncached_kernel
+def _put_bits_rows_by_bytes(rows, start, bits, count, table):
+    for g in range(rows.shape[0]):
+        compiled.put_bits_by_bytes(rows[g], start, bits[g], count, table)
+
+
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.float32])
 @pytest.mark.parametrize("count", [1, 5, 8, 53, 64])
-def test_put_bits_writes_each_of_its_bits_and_nothing_else(dtype, count):
+@pytest.mark.parametrize("code", ["this CPU's", "by bytes"])
+def test_put_bits_writes_each_of_its_bits_and_nothing_else(dtype, count, code):
+    """Both codes: this CPU's (a masked vector store with AVX-512) and the byte copies of
+    a CPU without, which every CPU can run."""
     rng = np.random.default_rng(count)
     bits = rng.integers(0, 2**63, 6, dtype=np.uint64) | np.uint64(2**63)  # bit 63 set too
     bits[0], bits[1] = 0, np.uint64(2**64 - 1)
     sentinel = True if dtype is np.bool_ else 99
     rows = np.full((6, 70), sentinel, dtype)
-    _put_bits_rows(rows, 3, bits, count)
+    if code == "by bytes":
+        _put_bits_rows_by_bytes(rows, 3, bits, count, compiled.BIT_ROWS[np.dtype(dtype)])
+    else:
+        _put_bits_rows(rows, 3, bits, count)
     expected = np.full((6, 70), sentinel, dtype)
     for g, word in enumerate(bits):
         expected[g, 3:3 + count] = [(int(word) >> i) & 1 for i in range(count)]
