@@ -419,7 +419,7 @@ class AbracadabraEngine(BatchEngine):
         dtype = out.dtype.char  # "f" (float32) or "b" (int8)
         # the key fixes out's type: a C-contiguous row of its dtype (the caller's promise)
         code, fixed = s.bound_kernel("observe one " + dtype, observe_game, (0, seat, out),
-                                     lambda: ((dtype == "b", *self._observe_settings),
+                                     lambda: (self._observe_settings,
                                               *s.kernel_arrays(OBSERVE_ARRAYS)))
         code(0, seat, out, *fixed)
 

@@ -21,7 +21,7 @@ from numba.extending import overload
 
 from envs.cards import NUM_CARDS, NUM_RANKS
 from envs.compiled import ArrayNames, inlined_kernel, kernel, put_bits
-from envs.core import ObservationLayout, seat_at, slot_of
+from envs.core import ObservationLayout, observation_entry, seat_at, slot_of
 
 from .config import VARIANTS, AbracadabraConfig
 from .rules import FOLLOW_BITS, MAX_BID, Phase
@@ -155,15 +155,6 @@ _NO_CARDS = np.uint64(0)
 
 
 @kernel
-def _fraction(n: int, divisor: float, integers: bool) -> float:
-    """An observation entry ``n / divisor``: the float64 quotient (which the float32 row
-    rounds once, as numpy does), or ``n`` itself for the int8 row."""
-    if integers:
-        return n
-    return n / divisor
-
-
-@kernel
 def _hand_slot(hand: int, seat: int, num_players: int) -> int:
     """The relative slot of ``hand`` for observer ``seat``: players rotated (the observer
     is slot 0), the dummy keeps its index (:func:`slot_tables`)."""
@@ -234,10 +225,11 @@ def observe_game(g: int, seat: int, row: np.ndarray, settings: tuple,
                  tricks_won: np.ndarray, tricks_done: np.ndarray, called: np.ndarray,
                  totals: np.ndarray, pot: np.ndarray, deals_done: np.ndarray) -> None:
     """Write game ``g``'s observation from ``seat`` into ``row`` (float32 or int8 [771]),
-    every entry. ``settings``: ``(integers, variant, cards_each, target_points,
-    pot_scale, deals_limit, match)``, one tuple so that the call stays under Python's 30
-    positional arguments, beyond which numba cannot inline it (:data:`inlined_kernel`);
-    ``integers``: the int8 row (the integers of the fractional entries, see
+    every entry. ``settings``: ``(variant, cards_each, target_points, pot_scale,
+    deals_limit, match)`` (:func:`observe_settings`), one tuple so that the call stays
+    under Python's 30 positional arguments, beyond which numba cannot inline it
+    (:data:`inlined_kernel`). The counts, points and chips are
+    :func:`~envs.core.observation_entry` (themselves in an int8 row, see
     :func:`observation_scale`). ``variant``: the position of the config's variant in
     :data:`VARIANT_ORDER`; ``pot_scale``: 10 * ante; ``match``: ``episode="match"``. A
     one-hot of a "none" (-1) stays all zero; the trick leader, the acting hand and the
@@ -246,7 +238,7 @@ def observe_game(g: int, seat: int, row: np.ndarray, settings: tuple,
     The game's fields are read into locals before the first write: the compiler cannot
     tell ``row`` from the state arrays, so a field read after a write to ``row`` is read
     again from memory."""
-    integers, variant, cards_each, target_points, pot_scale, deals_limit, match = settings
+    variant, cards_each, target_points, pot_scale, deals_limit, match = settings
     P, H = bids.shape[1], hand_bits.shape[1]
     ph, trump_suit, voids_of = phase[g], trump[g], VOID_SUIT_BITS[trump[g] + 1]
     hand, shown, dummy = hand_bits[g, seat], shown_bits[g], hand_bits[g, H - 1]
@@ -271,7 +263,7 @@ def observe_game(g: int, seat: int, row: np.ndarray, settings: tuple,
         row[_DECLARER + slot_of(declared, seat, P)] = 1
     if goal >= 0:
         row[_TARGET + goal] = 1
-    row[_SHOWN_COUNT] = _fraction(num_shown[g], cards_each, integers)  # D2
+    row[_SHOWN_COUNT] = observation_entry(row, num_shown[g], cards_each)  # D2
     # per relative hand slot: the card in the trick, tricks won, the public void record
     # (E2: a hand that did not follow holds none of that suit)
     for slot in range(H):
@@ -279,7 +271,7 @@ def observe_game(g: int, seat: int, row: np.ndarray, settings: tuple,
         card, won, void = trick[g, h], tricks_won[g, h], void_bits[g, h]
         if card >= 0:
             row[_TRICK + slot * NUM_CARDS + card] = 1
-        row[_TRICKS_WON + slot] = _fraction(won, cards_each, integers)
+        row[_TRICKS_WON + slot] = observation_entry(row, won, cards_each)
         for suit in range(4):
             row[_VOIDS + slot * 4 + suit] = (void & voids_of[suit]) != 0
     if ph != _OVER:
@@ -292,15 +284,15 @@ def observe_game(g: int, seat: int, row: np.ndarray, settings: tuple,
             row[_ACTING_HAND + _hand_slot(acting, seat, P)] = 1
         if H > P and controller >= 0:  # E4
             row[_DUMMY_CONTROL + slot_of(controller, seat, P)] = 1
-    row[_TRICKS_PLAYED] = _fraction(tricks_done[g], cards_each, integers)
+    row[_TRICKS_PLAYED] = observation_entry(row, tricks_done[g], cards_each)
     for slot in range(P):  # F1 calls and M1 totals by relative player slot
         other = seat_at(slot, seat, P)
         said, total = called[g, other], totals[g, other]
         row[_CALLED + slot] = said
-        row[_SCORES + slot] = _fraction(total, target_points, integers)
-    row[_POT] = _fraction(pot[g], pot_scale, integers)  # S4
+        row[_SCORES + slot] = observation_entry(row, total, target_points)
+    row[_POT] = observation_entry(row, pot[g], pot_scale)  # S4
     if match:  # M3 (int8 needs episode="deal": 0 there)
-        row[_DEAL_NUMBER] = _fraction(deals_done[g], deals_limit, integers)
+        row[_DEAL_NUMBER] = observation_entry(row, deals_done[g], deals_limit)
 
 
 @kernel
@@ -345,13 +337,12 @@ def encode(state: AbracadabraState, settings: tuple, seats: np.ndarray | None,
     # C-contiguous, checked by the engine's observe)
     key = ("observe " if seats is None else "observe seats ") + dtype
     code, fixed = state.bound_kernel(key, observe_games, (seats, out), lambda: (
-        (dtype == "b", *settings), *state.kernel_arrays(OBSERVE_ARRAYS)))
+        settings, *state.kernel_arrays(OBSERVE_ARRAYS)))
     code(seats, out, *fixed)
-
 
 
 def observe_settings(config: AbracadabraConfig) -> tuple:
     """The settings of :func:`observe_game` that ``config`` sets, ``variant`` to
-    ``match`` (for :func:`encode`, which puts ``integers`` before them)."""
+    ``match``."""
     return (VARIANT_ORDER.index(config.variant), config.cards_each, config.target_points,
             10.0 * config.ante, config.deals_limit, config.episode == "match")

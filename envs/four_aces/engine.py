@@ -446,7 +446,7 @@ class FourAcesEngine(BatchEngine):
         dtype = out.dtype.char  # "f" (float32) or "b" (int8)
         # the key fixes out's type: a C-contiguous row of its dtype (the caller's promise)
         code, fixed = st.bound_kernel("observe one " + dtype, observe_game, (0, seat, out),
-                                      lambda: (dtype == "b", cfg.target_points,
+                                      lambda: (cfg.target_points,
                                                cfg.round_limit,
                                                *st.kernel_arrays(OBSERVE_ONE_ARRAYS)))
         code(0, seat, out, *fixed)

@@ -14,10 +14,11 @@ included); :func:`encode` is that call on an engine's state.
 from __future__ import annotations
 
 import numpy as np
+from numba.extending import overload
 
 from envs.cards import JOKER, NUM_CARDS
 from envs.compiled import ArrayNames, copy_items, inlined_kernel, kernel
-from envs.core import ObservationLayout, seat_at, slot_of
+from envs.core import ObservationLayout, observation_entry, seat_at, slot_of
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.rules import (
     DECK_SIZE,
@@ -116,73 +117,72 @@ _ROUND_NUMBER = LAYOUT.segments["round_number"].start
 _SIZE = LAYOUT.size
 
 
-@kernel
-def _fraction(n: int, divisor: int, integers: bool) -> float:
-    """An observation entry ``n / divisor``: the float64 quotient (which the float32 row
-    rounds once, as numpy does), or ``n`` itself for the int8 row."""
-    if integers:
-        return float(n)
-    return n / divisor
-
-
-@inlined_kernel
-def _put_counts(row: np.ndarray, start: int, counts: np.ndarray, integers: bool) -> None:
+def _put_counts(row: np.ndarray, start: int, counts: np.ndarray) -> None:
     """``row[start:start + 53] = counts`` (a row of card counts): an int8 row copies them
     (:func:`~envs.compiled.copy_items`, one ``memcpy``); a float32 row converts them in a
-    loop whose length is read at run time, which the compiler vectorizes (one of known
-    length, 53, it converts a card at a time: it cannot tell ``row`` from ``counts``)."""
-    if integers:
-        copy_items(row, start, counts)
-    else:
+    loop, which the compiler vectorizes. Compiled once per row dtype (:func:`_counts_of`)."""
+    row[start:start + len(counts)] = counts
+
+
+@overload(_put_counts, jit_options={"_nrt": False}, inline="always")
+def _counts_of(row, start, counts):
+    if row.dtype == counts.dtype:
+        return lambda row, start, counts: copy_items(row, start, counts)
+
+    def converting(row, start, counts):
         for c in range(counts.shape[0]):
             row[start + c] = counts[c]
 
+    return converting
+
 
 @inlined_kernel
-def observe_game(g: int, seat: int, row: np.ndarray, integers: bool, target_points: int,
+def observe_game(g: int, seat: int, row: np.ndarray, target_points: int,
                  round_limit: int, rounds_played: np.ndarray, totals: np.ndarray,
                  dealer: np.ndarray, stock_top: np.ndarray, hand: np.ndarray,
                  hand_size: np.ndarray, hand_limit: np.ndarray, table: np.ndarray,
                  discard: np.ndarray, discard_size: np.ndarray,
                  discard_counts: np.ndarray) -> None:
     """Write game ``g``'s observation from ``seat`` into ``row`` (float32 or int8 [D]),
-    every entry; ``integers``: the int8 row (the integers of the fractional entries).
-    Slot r is the seat r places to the left of ``seat``; slots >= P stay 0."""
+    every entry: the card counts copied (:func:`~envs.compiled.copy_items`: one ``memcpy``
+    into an int8 row, a loop the compiler vectorizes into a float32 one), the other
+    integers as :func:`~envs.core.observation_entry` (themselves in an int8 row). Slot r
+    is the seat r places to the left of ``seat``; slots >= P stay 0."""
     P = hand.shape[1]
     for k in range(_SIZE):
         row[k] = 0
     row[_NUM_PLAYERS + P - MIN_PLAYERS] = 1
-    _put_counts(row, _HAND, hand[g, seat], integers)  # own hand only
-    _put_counts(row, _DISCARD_PILE, discard_counts[g], integers)
+    _put_counts(row, _HAND, hand[g, seat])  # own hand only
+    _put_counts(row, _DISCARD_PILE, discard_counts[g])
     jokers = np.int64(hand[g, seat, JOKER]) + discard_counts[g, JOKER]
     for r in range(P):
         other = seat_at(r, seat, P)
-        _put_counts(row, _TABLES + r * NUM_CARDS, table[g, other], integers)
+        _put_counts(row, _TABLES + r * NUM_CARDS, table[g, other])
         jokers += table[g, other, JOKER]
-        row[_HAND_SIZES + r] = _fraction(hand_size[g, other], HAND_DIVISOR, integers)
-        row[_HAND_LIMITS + r] = _fraction(hand_limit[g, other], HAND_DIVISOR, integers)
-        row[_SCORES + r] = _fraction(totals[g, other], target_points, integers)
+        row[_HAND_SIZES + r] = observation_entry(row, hand_size[g, other], HAND_DIVISOR)
+        row[_HAND_LIMITS + r] = observation_entry(row, hand_limit[g, other], HAND_DIVISOR)
+        row[_SCORES + r] = observation_entry(row, totals[g, other], target_points)
     top = discard[g, max(discard_size[g] - 1, 0)]
     if top >= 0:
         row[_LAST_DISCARD + top] = 1
-    row[_STOCK_SIZE] = _fraction(DECK_SIZE - stock_top[g], STOCK_DIVISOR, integers)
-    row[_JOKERS_SEEN] = _fraction(jokers, JOKER_DIVISOR, integers)
+    row[_STOCK_SIZE] = observation_entry(row, DECK_SIZE - stock_top[g], STOCK_DIVISOR)
+    row[_JOKERS_SEEN] = observation_entry(row, jokers, JOKER_DIVISOR)
     row[_DEALER + slot_of(dealer[g], seat, P)] = 1
-    row[_ROUND_NUMBER] = _fraction(rounds_played[g], round_limit, integers)
+    row[_ROUND_NUMBER] = observation_entry(row, rounds_played[g], round_limit)
 
 
 @kernel
-def observe_games(seats: np.ndarray | None, out: np.ndarray, integers: bool,
-                  target_points: int, round_limit: int, current_player: np.ndarray,
-                  rounds_played: np.ndarray, totals: np.ndarray, dealer: np.ndarray,
-                  stock_top: np.ndarray, hand: np.ndarray, hand_size: np.ndarray,
-                  hand_limit: np.ndarray, table: np.ndarray, discard: np.ndarray,
-                  discard_size: np.ndarray, discard_counts: np.ndarray) -> None:
+def observe_games(seats: np.ndarray | None, out: np.ndarray, target_points: int,
+                  round_limit: int, current_player: np.ndarray, rounds_played: np.ndarray,
+                  totals: np.ndarray, dealer: np.ndarray, stock_top: np.ndarray,
+                  hand: np.ndarray, hand_size: np.ndarray, hand_limit: np.ndarray,
+                  table: np.ndarray, discard: np.ndarray, discard_size: np.ndarray,
+                  discard_counts: np.ndarray) -> None:
     """:func:`observe_game` of every game into ``out`` [B, D] from ``seats[g]``, or
     (``seats`` None) from its current player (seat 0 once the game is over)."""
     for g in range(out.shape[0]):
         seat = max(current_player[g], 0) if seats is None else seats[g]
-        observe_game(g, seat, out[g], integers, target_points, round_limit, rounds_played,
+        observe_game(g, seat, out[g], target_points, round_limit, rounds_played,
                      totals, dealer, stock_top, hand, hand_size, hand_limit, table, discard,
                      discard_size, discard_counts)
 
@@ -209,6 +209,6 @@ def encode(state: FourAcesState, config: FourAcesConfig, seats: np.ndarray | Non
     # C-contiguous, checked by the engine's observe)
     key = ("observe " if seats is None else "observe seats ") + dtype
     code, fixed = state.bound_kernel(key, observe_games, (seats, out), lambda: (
-        dtype == "b", config.target_points, config.round_limit,
+        config.target_points, config.round_limit,
         *state.kernel_arrays(OBSERVE_ARRAYS)))
     code(seats, out, *fixed)
