@@ -467,6 +467,15 @@ def seat_at(slot: int, seat: int, num_players: int) -> int:
 
 
 @kernel
+def seat_index(slot: int, seat: int, num_players: int) -> np.uintp:
+    """:func:`seat_at` as an unsigned integer, to index a state array's seats with: numba
+    adds the length to a negative signed index, and a computed seat could be negative as
+    far as the compiler can tell (that took 6 of the 46 ns of Abracadabra's int8
+    observation at 1024 games)."""
+    return np.uintp(seat_at(slot, seat, num_players))
+
+
+@kernel
 def slot_of(player: int, seat: int, num_players: int) -> int:
     """The relative slot of ``player`` (0 .. num_players - 1) for observer ``seat``:
     ``(player - seat) % num_players`` by an addition (the inverse of :func:`seat_at`)."""

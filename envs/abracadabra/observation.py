@@ -21,7 +21,7 @@ from numba.extending import overload
 
 from envs.cards import NUM_CARDS, NUM_RANKS
 from envs.compiled import ArrayNames, inlined_kernel, kernel, put_bits
-from envs.core import ObservationLayout, observation_entry, seat_at, slot_of
+from envs.core import ObservationLayout, observation_entry, seat_index, slot_of
 
 from .config import VARIANTS, AbracadabraConfig
 from .rules import FOLLOW_BITS, MAX_BID, Phase
@@ -191,7 +191,8 @@ def _sets_whole(row, hand, dummy, shown, played, seat, num_players):
     for slot in range(MAX_SLOTS):
         cards = _NO_CARDS
         if slot < played.shape[0]:
-            cards = played[seat_at(slot, seat, num_players) if slot < num_players else slot]
+            cards = played[seat_index(slot, seat, num_players) if slot < num_players
+                           else np.uintp(slot)]
         put_bits(row, _PLAYED + slot * NUM_CARDS, cards, NUM_CARDS)
     for k in range(_TRICK, _SIZE):
         row[k] = 0
@@ -210,7 +211,8 @@ def _zeros_then_sets(row, hand, dummy, shown, played, seat, num_players):
     put_bits(row, _SHOWN, shown, NUM_CARDS)
     for slot in range(played.shape[0]):
         put_bits(row, _PLAYED + slot * NUM_CARDS,
-                 played[seat_at(slot, seat, num_players) if slot < num_players else slot],
+                 played[seat_index(slot, seat, num_players) if slot < num_players
+                        else np.uintp(slot)],
                  NUM_CARDS)
 
 
@@ -256,7 +258,7 @@ def observe_game(g: int, seat: int, row: np.ndarray, settings: tuple,
     if dealt_by >= 0:  # B1
         row[_DEALER + slot_of(dealt_by, seat, P)] = 1
     for slot in range(P):  # C1: bids by relative player slot
-        bid = bids[g, seat_at(slot, seat, P)]
+        bid = bids[g, seat_index(slot, seat, P)]
         if bid >= 0:
             row[_BIDS_COL + slot * (MAX_BID + 1) + bid] = 1
     if declared >= 0:  # C3
@@ -267,7 +269,7 @@ def observe_game(g: int, seat: int, row: np.ndarray, settings: tuple,
     # per relative hand slot: the card in the trick, tricks won, the public void record
     # (E2: a hand that did not follow holds none of that suit)
     for slot in range(H):
-        h = seat_at(slot, seat, P) if slot < P else slot
+        h = seat_index(slot, seat, P) if slot < P else np.uintp(slot)
         card, won, void = trick[g, h], tricks_won[g, h], void_bits[g, h]
         if card >= 0:
             row[_TRICK + slot * NUM_CARDS + card] = 1
@@ -286,7 +288,7 @@ def observe_game(g: int, seat: int, row: np.ndarray, settings: tuple,
             row[_DUMMY_CONTROL + slot_of(controller, seat, P)] = 1
     row[_TRICKS_PLAYED] = observation_entry(row, tricks_done[g], cards_each)
     for slot in range(P):  # F1 calls and M1 totals by relative player slot
-        other = seat_at(slot, seat, P)
+        other = seat_index(slot, seat, P)
         said, total = called[g, other], totals[g, other]
         row[_CALLED + slot] = said
         row[_SCORES + slot] = observation_entry(row, total, target_points)

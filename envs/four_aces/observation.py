@@ -18,7 +18,7 @@ from numba.extending import overload
 
 from envs.cards import JOKER, NUM_CARDS
 from envs.compiled import ArrayNames, copy_items, inlined_kernel, kernel
-from envs.core import ObservationLayout, observation_entry, seat_at, slot_of
+from envs.core import ObservationLayout, observation_entry, seat_index, slot_of
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.rules import (
     DECK_SIZE,
@@ -156,7 +156,7 @@ def observe_game(g: int, seat: int, row: np.ndarray, target_points: int,
     _put_counts(row, _DISCARD_PILE, discard_counts[g])
     jokers = np.int64(hand[g, seat, JOKER]) + discard_counts[g, JOKER]
     for r in range(P):
-        other = seat_at(r, seat, P)
+        other = seat_index(r, seat, P)
         _put_counts(row, _TABLES + r * NUM_CARDS, table[g, other])
         jokers += table[g, other, JOKER]
         row[_HAND_SIZES + r] = observation_entry(row, hand_size[g, other], HAND_DIVISOR)
