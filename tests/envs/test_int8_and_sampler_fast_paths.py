@@ -179,6 +179,24 @@ def test_sample_uniform_legal_of_one_row_draws_what_a_batch_draws():
         assert ours.random() == reference.random()
 
 
+@pytest.mark.parametrize("width", [3, 8, 40, 64, 123, 130, 200])
+def test_sample_uniform_legal_of_a_batch_is_the_rth_legal_action_numpy_draws(width):
+    """Every row's action is its r-th legal one, r the number numpy's array call draws,
+    whatever the width (whole and partial 8-entry words, a tail of single entries) and
+    wherever the legal entries lie (sparse, dense, a single one, the last entry only)."""
+    picker = np.random.default_rng(width)
+    masks = picker.random((500, width)) < picker.choice([0.02, 0.3, 0.9], size=(500, 1))
+    masks[np.arange(500), picker.integers(0, width, 500)] = True  # at least one each
+    masks[:5] = False
+    masks[:5, width - 1] = True  # the last entry alone
+    ours, reference = np.random.default_rng(1), np.random.default_rng(1)
+    for _ in range(3):
+        r = reference.integers(0, masks.sum(axis=1))
+        expected = [np.flatnonzero(row)[k] for row, k in zip(masks, r)]
+        np.testing.assert_array_equal(sample_uniform_legal(ours, masks), expected)
+    assert ours.random() == reference.random()
+
+
 def test_sample_uniform_legal_rejects_bad_masks():
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="row 1 of action_masks has no legal action"):
