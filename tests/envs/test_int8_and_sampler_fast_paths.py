@@ -192,7 +192,7 @@ def test_sample_uniform_legal_of_a_batch_is_the_rth_legal_action_numpy_draws(wid
     ours, reference = np.random.default_rng(1), np.random.default_rng(1)
     for _ in range(3):
         r = reference.integers(0, masks.sum(axis=1))
-        expected = [np.flatnonzero(row)[k] for row, k in zip(masks, r)]
+        expected = [np.flatnonzero(row)[k] for row, k in zip(masks, r, strict=True)]
         np.testing.assert_array_equal(sample_uniform_legal(ours, masks), expected)
     assert ours.random() == reference.random()
 
