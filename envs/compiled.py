@@ -23,7 +23,10 @@ single game's call cost, for kernels that take a state of 20 to 45 arrays; a sta
 that code with the arguments that never change (:meth:`KernelState.bound_kernel`).
 :func:`copy_items` copies a row of one array into another as one ``memcpy`` inside a
 kernel, where the compiler, unable to tell the arrays apart, would move one element at a
-time.
+time. :func:`put_bits` writes a card set (a uint64 of bits) as 0/1 entries without a
+branch: one masked vector store on a CPU with AVX-512, byte copies from a table on
+others. :func:`flag_count` and :func:`flag_rank` count and find set flags 8 bytes at a
+time (the uniform sampler of :mod:`envs.core`).
 """
 
 from __future__ import annotations
