@@ -177,10 +177,20 @@ def _memcpy_items(typingctx, dst, dst_start, src):
     return types.void(dst, dst_start, src), codegen
 
 
-#: whether this machine's CPU stores a vector under a mask of bits (AVX-512BW): then
-#: :func:`put_bits` writes a bit set as one masked store (numba compiles for the host
-#: CPU, and its disk cache keeps code per CPU)
-MASKED_VECTOR_STORES = bool(llvm.get_host_cpu_features().get("avx512bw", False))
+def _compiles_for_avx512bw() -> bool:
+    """Whether the CPU numba compiles for has AVX-512BW: the host's (numba's disk cache
+    keeps code per CPU), unless ``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES`` name another,
+    as for a cache shared between machines."""
+    if numba.config.CPU_FEATURES is not None:
+        return "+avx512bw" in numba.config.CPU_FEATURES.split(",")
+    if numba.config.CPU_NAME not in (None, "host"):
+        return False
+    return bool(llvm.get_host_cpu_features().get("avx512bw", False))
+
+
+#: whether :func:`put_bits` writes a bit set as one vector store under a mask of bits
+#: (a CPU with AVX-512BW; elsewhere LLVM would split such a store into 64 single ones)
+MASKED_VECTOR_STORES = _compiles_for_avx512bw()
 #: BIT_ROWS[dtype][b]: the 8 entries (0 or 1, in ``dtype``) of the bits of byte ``b``,
 #: lowest bit first: what :func:`put_bits` copies for each byte of a bit set on a CPU
 #: without masked vector stores
