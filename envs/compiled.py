@@ -138,13 +138,14 @@ def copy_items(dst: np.ndarray, dst_start: int, src: np.ndarray) -> None:
 
     The compiler cannot tell two arrays apart, so a loop copying one into the other moves
     one element at a time (53 one-byte moves for a row of card counts). Arrays of
-    different dtypes get that element loop: it compiles the branch of a kernel that only
-    runs for the other dtype (numba types both branches of an ``if``). The caller keeps
-    the copy within ``dst``: nothing is checked."""
+    different dtypes get that element loop, inlined into the caller (numba's
+    ``inline="always"``), where the compiler vectorizes it: called, it converted Four Aces'
+    int8 card counts into a float32 row at a third of the speed. The caller keeps the copy
+    within ``dst``: nothing is checked."""
     dst[dst_start:dst_start + len(src)] = src
 
 
-@overload(copy_items, jit_options={"_nrt": False})
+@overload(copy_items, jit_options={"_nrt": False}, inline="always")
 def _copy_items(dst, dst_start, src):
     if dst.dtype == src.dtype:
         return lambda dst, dst_start, src: _memcpy_items(dst, dst_start, src)

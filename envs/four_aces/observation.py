@@ -14,7 +14,6 @@ included); :func:`encode` is that call on an engine's state.
 from __future__ import annotations
 
 import numpy as np
-from numba.extending import overload
 
 from envs.cards import JOKER, NUM_CARDS
 from envs.compiled import ArrayNames, copy_items, inlined_kernel, kernel
@@ -117,25 +116,6 @@ _ROUND_NUMBER = LAYOUT.segments["round_number"].start
 _SIZE = LAYOUT.size
 
 
-def _put_counts(row: np.ndarray, start: int, counts: np.ndarray) -> None:
-    """``row[start:start + 53] = counts`` (a row of card counts): an int8 row copies them
-    (:func:`~envs.compiled.copy_items`, one ``memcpy``); a float32 row converts them in a
-    loop, which the compiler vectorizes. Compiled once per row dtype (:func:`_counts_of`)."""
-    row[start:start + len(counts)] = counts
-
-
-@overload(_put_counts, jit_options={"_nrt": False}, inline="always")
-def _counts_of(row, start, counts):
-    if row.dtype == counts.dtype:
-        return lambda row, start, counts: copy_items(row, start, counts)
-
-    def converting(row, start, counts):
-        for c in range(counts.shape[0]):
-            row[start + c] = counts[c]
-
-    return converting
-
-
 @inlined_kernel
 def observe_game(g: int, seat: int, row: np.ndarray, target_points: int,
                  round_limit: int, rounds_played: np.ndarray, totals: np.ndarray,
@@ -152,12 +132,12 @@ def observe_game(g: int, seat: int, row: np.ndarray, target_points: int,
     for k in range(_SIZE):
         row[k] = 0
     row[_NUM_PLAYERS + P - MIN_PLAYERS] = 1
-    _put_counts(row, _HAND, hand[g, seat])  # own hand only
-    _put_counts(row, _DISCARD_PILE, discard_counts[g])
+    copy_items(row, _HAND, hand[g, seat])  # own hand only
+    copy_items(row, _DISCARD_PILE, discard_counts[g])
     jokers = np.int64(hand[g, seat, JOKER]) + discard_counts[g, JOKER]
     for r in range(P):
         other = seat_index(r, seat, P)
-        _put_counts(row, _TABLES + r * NUM_CARDS, table[g, other])
+        copy_items(row, _TABLES + r * NUM_CARDS, table[g, other])
         jokers += table[g, other, JOKER]
         row[_HAND_SIZES + r] = observation_entry(row, hand_size[g, other], HAND_DIVISOR)
         row[_HAND_LIMITS + r] = observation_entry(row, hand_limit[g, other], HAND_DIVISOR)
