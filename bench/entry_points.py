@@ -221,15 +221,26 @@ def update_profile(update: Callable[[], object]) -> dict[str, float]:
     return shares
 
 
+@contextlib.contextmanager
+def torch_threads(threads: int) -> Iterator[None]:
+    """Run the block with ``threads`` torch threads; the previous number comes back after."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def matmul_flops(rows: int, inner: int, cols: int, threads: int, seconds: float = 0.3,
                  clock: Callable[[], float] = time.perf_counter) -> float:
     """FLOP/s of ``torch.mm`` of a float32 ``[rows, inner]`` by ``[inner, cols]`` on
     ``threads`` torch threads (2 FLOPs per multiply-add), repeated for ``seconds``."""
     import torch
 
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
+    with torch_threads(threads):
         a, b = torch.randn(rows, inner), torch.randn(inner, cols)
         out = torch.empty(rows, cols)
         for _ in range(3):
@@ -241,8 +252,6 @@ def matmul_flops(rows: int, inner: int, cols: int, threads: int, seconds: float 
             elapsed = clock() - start
             if elapsed >= seconds:
                 return 2.0 * rows * inner * cols * count / elapsed
-    finally:
-        torch.set_num_threads(before)
 
 
 class PPOLoop:
@@ -299,34 +308,26 @@ class PPOLoop:
     def iterate(self, split: dict) -> tuple[int, int]:
         """One training iteration (rollout, advantages, update), adding its times to
         ``split``; returns (learner decisions, episodes)."""
-        import torch
-
         from training import ppo_batch
 
         cfg, p, clock = self.cfg, self.cfg.ppo, self.clock
-        threads = torch.get_num_threads()
-        torch.set_num_threads(self.threads)
         try:
-            seed = int(self.rng.integers(2**62))
-            inner = {"features_s": 0.0, "forward_s": 0.0}
-            start = clock()
-            with mock.patch.object(ppo_batch, "sample_actions",
-                                   self._timed(ppo_batch.sample_actions, "forward_s", inner)), \
-                    mock.patch.object(self.net, "encode",
-                                      self._timed(self.net.encode, "features_s", inner)):
-                buf, _ = ppo_batch.collect(self.engine, self.pool, self.net, self.iteration,
-                                           seed, cfg.train_self_seats, cfg.reward_scale,
-                                           self.delegate)
-            collected = clock()
-            adv, ret = buf.advantages(p.gamma, p.gae_lambda)
-            self._update_samples = [0]
-            ppo_batch.ppo_update(self.net, self.optimizer, buf, adv, ret, cfg, self.rng)
-            done = clock()
-            split["update_samples"] += self._update_samples[0]
+            with torch_threads(self.threads):
+                inner = {"features_s": 0.0, "forward_s": 0.0}
+                start = clock()
+                with mock.patch.object(ppo_batch, "sample_actions", self._timed(
+                        ppo_batch.sample_actions, "forward_s", inner)), \
+                        mock.patch.object(self.net, "encode",
+                                          self._timed(self.net.encode, "features_s", inner)):
+                    buf = self._collect()
+                collected = clock()
+                adv, ret = buf.advantages(p.gamma, p.gae_lambda)
+                self._update_samples = [0]
+                ppo_batch.ppo_update(self.net, self.optimizer, buf, adv, ret, cfg, self.rng)
+                done = clock()
+                split["update_samples"] += self._update_samples[0]
         finally:
             self._update_samples = None
-            torch.set_num_threads(threads)
-        self.iteration += 1
         split["env_s"] += collected - start - inner["features_s"] - inner["forward_s"]
         split["features_s"] += inner["features_s"]
         split["forward_s"] += inner["forward_s"]
@@ -377,22 +378,25 @@ class PPOLoop:
         out["update_profile"] = self._profile_update()
         return out
 
+    def _collect(self):
+        """The rollout of the next iteration (:func:`training.ppo_batch.collect`, a seed
+        from :attr:`rng`), counted as one iteration."""
+        from training import ppo_batch
+
+        cfg = self.cfg
+        buf, _ = ppo_batch.collect(self.engine, self.pool, self.net, self.iteration,
+                                   int(self.rng.integers(2**62)), cfg.train_self_seats,
+                                   cfg.reward_scale, self.delegate)
+        self.iteration += 1
+        return buf
+
     def _profile_update(self) -> dict[str, float]:
         """:func:`update_profile` of the update of one more iteration (not timed)."""
-        import torch
-
         from training import ppo_batch
 
         cfg, p = self.cfg, self.cfg.ppo
-        threads = torch.get_num_threads()
-        torch.set_num_threads(self.threads)
-        try:
-            buf, _ = ppo_batch.collect(self.engine, self.pool, self.net, self.iteration,
-                                       int(self.rng.integers(2**62)), cfg.train_self_seats,
-                                       cfg.reward_scale, self.delegate)
+        with torch_threads(self.threads):
+            buf = self._collect()
             adv, ret = buf.advantages(p.gamma, p.gae_lambda)
-            self.iteration += 1
             return update_profile(lambda: ppo_batch.ppo_update(
                 self.net, self.optimizer, buf, adv, ret, cfg, self.rng))
-        finally:
-            torch.set_num_threads(threads)
