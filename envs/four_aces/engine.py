@@ -283,11 +283,11 @@ class FourAcesEngine(BatchEngine):
             st.dealer[g] = dealers
         g = np.ascontiguousarray(g, np.intp)  # the type the machine code is compiled for
         call_args = (g, dealers is None, deal_rows is None)
-        start_rounds, fixed = st.bound_kernel("start_rounds", kernels.start_rounds, call_args,
-                                              lambda: (
-            self.config.dealer == "rotate", *st.kernel_arrays(ROUND_ARRAYS),
-            np.empty(DECK_SIZE), np.empty(DECK_SIZE), np.empty(DECK_SIZE, np.intp),
-            np.empty(DEAL_BUCKETS + 1, np.intp)))  # scratch
+        start_rounds, fixed = st.bound_kernel(
+            "start_rounds", kernels.start_rounds, call_args, lambda: (
+                self.config.dealer == "rotate", *st.kernel_arrays(ROUND_ARRAYS),
+                np.empty(DECK_SIZE), np.empty(DECK_SIZE), np.empty(DECK_SIZE, np.intp),
+                np.empty(DEAL_BUCKETS + 1, np.intp)))  # scratch
         start_rounds(*call_args, *fixed)
 
     def _settle_start(self, g: np.ndarray) -> None:
@@ -373,11 +373,11 @@ class FourAcesEngine(BatchEngine):
         more = np.empty(n, dtype=np.intp)
         g = np.ascontiguousarray(g, np.intp)  # the type the machine code is compiled for
         call_args = (g, rewards, more, np.empty(n, np.int64), np.empty((n, P), np.int32))
-        end_rounds, fixed = st.bound_kernel("end_rounds", kernels.end_rounds, call_args,
-                                            lambda: (
-            cfg.episode == "round", kernels.REWARD_MODES.index(cfg.reward),
-            cfg.target_points, cfg.round_limit, *st.kernel_arrays(END_ARRAYS),
-            *scorer_tables(cfg.scoring), np.empty(MAX_CARDS, np.int64)))  # scratch last
+        end_rounds, fixed = st.bound_kernel(
+            "end_rounds", kernels.end_rounds, call_args, lambda: (
+                cfg.episode == "round", kernels.REWARD_MODES.index(cfg.reward),
+                cfg.target_points, cfg.round_limit, *st.kernel_arrays(END_ARRAYS),
+                *scorer_tables(cfg.scoring), np.empty(MAX_CARDS, np.int64)))  # scratch last
         bad, m = end_rounds(*call_args, *fixed)
         if bad >= 0:  # nothing has changed
             self._check_sets(g)  # raises
