@@ -57,6 +57,11 @@ class Variant(NamedTuple):
     tanh_by_sigmoid: bool = False
     epochs_factor: float = 1.0
 
+    @property
+    def is_as_trained(self) -> bool:
+        """Whether this is the update as the code trains (the reference of the others)."""
+        return not self.adam and not self.tanh_by_sigmoid and self.epochs_factor == 1.0
+
 
 VARIANTS: tuple[Variant, ...] = (
     Variant("as trained", {}),
@@ -101,8 +106,6 @@ def _updater(loop: PPOLoop, variant: Variant, seed: int) -> Callable:
     minibatch order of ``seed``; only the update is timed."""
     import dataclasses
 
-    import torch
-
     from agents.policy.net import PolicyNet
     from training import ppo_batch
 
@@ -118,8 +121,7 @@ def _updater(loop: PPOLoop, variant: Variant, seed: int) -> Callable:
         net.load_state_dict(start_weights)
         if variant.tanh_by_sigmoid:
             _tanh_by_sigmoid(net)
-        optimizer = torch.optim.Adam(net.parameters(), lr=p.learning_rate, eps=1e-5,
-                                     **variant.adam)
+        optimizer = ppo_batch.ppo_optimizer(net, p, **variant.adam)
         rng = np.random.default_rng(seed)
         start = clock()
         ppo_batch.ppo_update(net, optimizer, buf, adv, ret, cfg, rng)
@@ -134,12 +136,14 @@ def measure_variants(config: str | Path, repeats: int = 3, seed: int = 0,
                      clock: Callable[[], float] = time.process_time,
                      progress: bool = True) -> tuple[list[VariantRow], dict]:
     """The rows of :data:`VARIANTS` for ``config``'s rollout, and the facts of the run
-    (``{"config", "num_games", "threads", "decisions", "rollout_s"}``): one warm-up round,
-    then ``repeats`` rounds of every variant in turn, medians over the rounds."""
+    (``{"config", "num_games", "threads", "decisions", "rollout_s", "epochs",
+    "minibatch"}``): one warm-up round, then ``repeats`` rounds of every variant in turn,
+    medians over the rounds."""
     if repeats < 1:
         raise ValueError(f"repeats={repeats!r}: expected an integer >= 1")
-    if not variants or variants[0].adam or variants[0].tanh_by_sigmoid:
+    if not variants or not variants[0].is_as_trained:
         raise ValueError("the first variant must be the update as trained (the reference)")
+    import torch
     from tqdm import tqdm
 
     loop = PPOLoop(config, seed=seed, clock=clock, num_games=num_games, threads=threads)
@@ -152,20 +156,17 @@ def measure_variants(config: str | Path, repeats: int = 3, seed: int = 0,
             rollouts.append(clock() - start)
         adv, ret = buf.advantages(p.gamma, p.gae_lambda)
         updates = [_updater(loop, v, seed) for v in variants]
-        times: list[list[float]] = [[] for _ in variants]
+        times: list[list[float]] = [[] for _ in variants]  # the warm-up's first
         weights: list[dict] = [{} for _ in variants]  # after each variant's latest update
-        reference: dict = {}  # after the first update as trained (the warm-up's)
         rounds = tqdm(range(repeats + 1), desc="update variants", disable=not progress)
         for r in rounds:
             for i, update in enumerate(updates):
                 seconds, weights[i] = update(buf, adv, ret, clock)
-                if r > 0:
-                    times[i].append(seconds)
-                reference = reference or weights[0]
-    import torch
-
+                times[i].append(seconds)
+            if r == 0:
+                reference = weights[0]  # after the first update as trained
     rollout_s = statistics.median(rollouts[1:])
-    medians = [statistics.median(t) for t in times]
+    medians = [statistics.median(t[1:]) for t in times]
     rows = []
     for variant, median, after in zip(variants, medians, weights, strict=True):
         same = all(torch.equal(after[k], reference[k]) for k in reference)

@@ -276,6 +276,13 @@ def distill_line(info: dict) -> str:
             + (f"; {info['relabelled']:,} labels the fallback's" if info.get("relabelled") else ""))
 
 
+def ppo_optimizer(net: PolicyNet, ppo, **options) -> torch.optim.Adam:
+    """The Adam optimizer PPO trains ``net`` with (``ppo``: the config's
+    :class:`~training.config.PPOConfig`; CleanRL's ``eps=1e-5``); ``options`` go to
+    ``torch.optim.Adam`` as well (``foreach``, ``fused``: bench/update_variants.py)."""
+    return torch.optim.Adam(net.parameters(), lr=ppo.learning_rate, eps=1e-5, **options)
+
+
 class Trainer(NamedTuple):
     """What a batch-PPO run trains with (:func:`build_trainer`)."""
 
@@ -306,7 +313,7 @@ def build_trainer(cfg: TrainConfig, seed: int) -> Trainer:
                     p.features, p.delegate, p.symmetry)
     if init is not None:  # after the random weights, so torch's generator draws as without
         net.load_state_dict(init["state_dict"])
-    optimizer = torch.optim.Adam(net.parameters(), lr=p.learning_rate, eps=1e-5)
+    optimizer = ppo_optimizer(net, p)
     delegate = make_delegate_agent(cfg)
     pool.set_self(net_act_fn(net, sample=True, delegate=delegate))
     return Trainer(engine, pool, net, optimizer, delegate)
