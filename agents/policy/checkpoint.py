@@ -25,12 +25,26 @@ class, a function such as ``open``) is refused before anything in it runs. Field
 missing, empty, truncated or foreign file, a wrong version, a weight of the wrong shape)
 is one ``ValueError`` naming the file, what was found and what was expected.
 
+**Bounds.** What a file can make this process allocate is capped before it is allocated:
+the file and its archive's members (as declared, uncompressed) hold at most
+:data:`MAX_BYTES` bytes before ``torch.load`` reads them; the declared network (its
+``observation_size``, ``features``, ``hidden`` of at most :data:`MAX_LAYERS` layers and
+``num_actions``) has at most :data:`MAX_PARAMETERS` weights, computed from those numbers
+before any weight is looked at (:func:`check_network_size`); and every weight is a
+contiguous tensor owning exactly the storage its shape needs (no stride-0 or overlapping
+views that declare a huge layer over a few stored bytes, no storage shared or larger than
+the tensor). A network is built only from a checkpoint that passed all of it.
+
 **Files that load only by unpickling.** An SB3 ``MaskablePPO`` ``.zip`` (cloudpickle) and a
 version-1 ``.pt`` (the format read by full unpickling, nothing checked it holds plain
 values) can run any code they name when loaded. They load only with ``trust_pickle=True``
 (the command line's ``--trust-pickle``), for files from a trusted source; convert them once
 with :func:`convert_checkpoint` / :func:`convert_sb3`, or
 ``python -m agents.policy.convert IN OUT --trust-pickle``, and load the result safely.
+``trust_pickle`` unpickles nothing else: every ``.pt`` is first read with
+``weights_only=True``, and only one whose pickle declares ``format="cardrl-policy"``,
+``version=1`` (read from its opcodes, nothing run) is unpickled when that fails; a
+current-version file that is not plain data is refused with or without the flag.
 
 torch is imported only inside the functions that need it.
 """
@@ -64,6 +78,17 @@ PLAIN_SCALARS = (str, int, float, bool, type(None))
 TRUST_PICKLE_HELP = ("also load checkpoints that can only be read by unpickling them (SB3 "
                      ".zip models, version-1 .pt files); unpickling runs any code the file "
                      "names, so use it only for files from a source you trust")
+#: the most weights a checkpoint's network may have (64 MiB as float32, about 20 times the
+#: committed networks): checked from the declared shapes before any weight is allocated
+MAX_PARAMETERS = 2**24
+#: the most hidden layers of a checkpoint's network (``model.hidden``)
+MAX_LAYERS = 32
+#: the most bytes of a checkpoint file, and of its archive's members uncompressed (as the
+#: archive declares them, before anything is decompressed): float64 weights at
+#: MAX_PARAMETERS, an SB3 zip's optimizer state, with room to spare
+MAX_BYTES = 2**28
+#: the deepest nesting of lists and dicts in a checkpoint's plain values
+MAX_NESTING = 16
 
 
 def _convert_hint(path: Path) -> str:
@@ -119,14 +144,22 @@ def load_checkpoint(path: str | Path, trust_pickle: bool = False) -> dict:
     refusal = (f" (cloudpickle), and that runs any code the file names: refused; "
                f"{_convert_hint(path)}")
     if _is_sb3(path, where, trust_pickle, refusal):
-        return check_checkpoint(_load_sb3(path), where)
-    data = _torch_load(path, where, trust_pickle)
+        return check_checkpoint(_load_sb3(path, where), where)
+    data, unpickled = _torch_load(path, where, trust_pickle)
     if (not trust_pickle and isinstance(data, dict) and data.get("format") == FORMAT
             and data.get("version") == 1):
         raise ValueError(f"{where} has format version 1, which is read only by unpickling it "
                          f"(nothing checks that it holds plain values): refused; "
                          f"{_convert_hint(path)}")
-    return check_checkpoint(data, where, READABLE_VERSIONS if trust_pickle else (VERSION,))
+    return check_checkpoint(data, where, _versions(trust_pickle, unpickled))
+
+
+def _versions(trust_pickle: bool, unpickled: bool) -> tuple[int, ...]:
+    """The versions a file read by :func:`_torch_load` may have: version 1 only when
+    trusted, and only version 1 when it was unpickled."""
+    if unpickled:
+        return (1,)
+    return READABLE_VERSIONS if trust_pickle else (VERSION,)
 
 
 def file_kind(path: Path, where: str) -> str:
@@ -142,6 +175,9 @@ def file_kind(path: Path, where: str) -> str:
     if size == 0:
         raise ValueError(f"{where} is empty (0 bytes); expected a {FORMAT} checkpoint written "
                          f"by torch.save")
+    if size > MAX_BYTES:
+        raise ValueError(f"{where} holds {size:,} bytes; expected a checkpoint of at most "
+                         f"{MAX_BYTES:,} bytes (MAX_BYTES)")
     with path.open("rb") as f:
         head = f.read(len(ZIP_MAGIC))
     if head != ZIP_MAGIC:
@@ -150,11 +186,17 @@ def file_kind(path: Path, where: str) -> str:
     try:
         with zipfile.ZipFile(path) as archive:
             names = archive.namelist()
-            bad = archive.testzip()
+            declared = sum(info.file_size for info in archive.infolist())
+            # torch.load allocates every member at its declared size: bound it first
+            bad = archive.testzip() if declared <= MAX_BYTES else None
     except (zipfile.BadZipFile, zlib.error, OSError, EOFError, RuntimeError, ValueError,
             NotImplementedError) as error:
         raise ValueError(f"{where} is a truncated or corrupt zip archive ({size} bytes: "
                          f"{error}); expected a complete file written by torch.save") from None
+    if declared > MAX_BYTES:
+        raise ValueError(f"{where} declares {declared:,} bytes in its archive ({size:,} bytes "
+                         f"on disk); expected a checkpoint of at most {MAX_BYTES:,} bytes "
+                         f"(MAX_BYTES)")
     if bad is not None:
         raise ValueError(f"{where} is corrupt: its archive member {bad!r} fails the CRC check; "
                          f"expected an unmodified file written by torch.save")
@@ -186,45 +228,124 @@ def unreadable_file(error: Exception, where: str, written_by: str = "torch.save"
                       f"expected a complete file written by {written_by}")
 
 
-def _torch_load(path: Path, where: str, trust_pickle: bool):
-    """``torch.load`` of a checked torch archive: ``weights_only`` unless trusted."""
+def _torch_load(path: Path, where: str, trust_pickle: bool) -> tuple[object, bool]:
+    """``(data, unpickled)``: ``torch.load`` of a checked torch archive with
+    ``weights_only=True``; only when that refuses the pickle, ``trust_pickle`` is set and the
+    pickle declares a version-1 checkpoint (:func:`declared_version`, nothing run) is the
+    file unpickled (``unpickled`` True). ValueError for anything else."""
     import pickle
 
     import torch
 
     try:
-        return torch.load(path, map_location="cpu", weights_only=not trust_pickle)
+        return torch.load(path, map_location="cpu", weights_only=True), False
     except pickle.UnpicklingError as error:
-        if trust_pickle:
-            raise ValueError(f"{where} could not be unpickled ({error}); expected a file "
-                             f"written by torch.save") from None
-        try:
-            names = torch.serialization.get_unsafe_globals_in_checkpoint(path)
-        except Exception:  # noqa: BLE001 - only to describe the file; the load already failed
-            names = []
-        found = f"names {', '.join(names)}" if names else "is not plain data"
-        raise ValueError(f"{where} refused without running it: its pickle {found}, but a "
-                         f"{FORMAT} checkpoint holds only tensors and plain values; "
-                         f"{_convert_hint(path)}") from None
+        refused = error
     except Exception as error:  # noqa: BLE001 - any other failure is an unreadable file
         raise unreadable_file(error, where) from None
+    legacy = declared_version(path) == 1
+    if trust_pickle and legacy:
+        try:
+            return torch.load(path, map_location="cpu", weights_only=False), True
+        except Exception as error:  # noqa: BLE001 - trusted, but still one clear line
+            raise ValueError(f"{where} could not be unpickled ({type(error).__name__}: "
+                             f"{_first_line(error)}); expected a version-1 file written by "
+                             f"torch.save") from None
+    try:
+        names = torch.serialization.get_unsafe_globals_in_checkpoint(path)
+    except Exception:  # noqa: BLE001 - only to describe the file; the load already failed
+        names = []
+    found = f"names {', '.join(names)}" if names else f"is not plain data ({_first_line(refused)})"
+    if legacy:
+        how = _convert_hint(path)
+    elif trust_pickle:
+        how = ("--trust-pickle (trust_pickle=True) unpickles only version-1 files and SB3 zips, "
+               "and this file does not declare version 1: it is not unpickled")
+    else:
+        how = "a current-version file is never unpickled, not even with --trust-pickle"
+    raise ValueError(f"{where} refused without running it: its pickle {found}, but a "
+                     f"{FORMAT} checkpoint holds only tensors and plain values; {how}") from None
 
 
-def _load_sb3(path: Path, game: str | None = None, options: dict | None = None) -> dict:
+def _first_line(error: BaseException) -> str:
+    """The first line of ``error``'s message (empty when it has none)."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else ""
+
+
+#: pickle opcodes that push a string, and those that push an integer
+_TEXT_OPCODES = frozenset(("UNICODE", "SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8",
+                           "STRING", "BINSTRING", "SHORT_BINSTRING"))
+_INT_OPCODES = frozenset(("INT", "BININT", "BININT1", "BININT2", "LONG", "LONG1", "LONG4"))
+#: pickle opcodes that only store the value just pushed in the memo
+_MEMO_OPCODES = frozenset(("PUT", "BINPUT", "LONG_BINPUT", "MEMOIZE"))
+
+
+def declared_version(path: Path) -> int | None:
+    """The version a torch archive's pickle declares for a :data:`FORMAT` checkpoint, read
+    from its opcodes without running any: the value pushed right after the first
+    ``"format"`` string must be the string :data:`FORMAT`, the one after the first
+    ``"version"`` string an integer. None when the pickle does not declare both or cannot
+    be parsed."""
+    import pickletools
+
+    expected = {"format": _TEXT_OPCODES, "version": _INT_OPCODES}
+    values: dict[str, object] = {}
+    try:
+        with zipfile.ZipFile(path) as archive:
+            name = next(n for n in archive.namelist()
+                        if n == "data.pkl" or n.endswith("/data.pkl"))
+            data = archive.read(name)
+        key = None
+        for opcode, arg, _ in pickletools.genops(data):
+            if opcode.name in _MEMO_OPCODES:
+                continue  # memo bookkeeping between a key and its value
+            if key is not None:
+                values[key] = arg if opcode.name in expected[key] else None
+            key = (arg if opcode.name in _TEXT_OPCODES and arg in expected
+                   and arg not in values else None)
+            if len(values) == len(expected):
+                break
+    except Exception:  # noqa: BLE001 - an unparsable pickle declares nothing
+        return None
+    version = values.get("version")
+    return version if values.get("format") == FORMAT and _is_int(version) else None
+
+
+def _load_sb3(path: Path, where: str, game: str | None = None,
+              options: dict | None = None) -> dict:
     """A checkpoint dict converted from an SB3 ``MaskablePPO`` zip (saved with
-    ``net_arch=dict(pi=h, vf=h)``). Unpickles the zip: trusted files only."""
-    from sb3_contrib import MaskablePPO
-
+    ``net_arch=dict(pi=h, vf=h)``). Unpickles the zip: trusted files only. ValueError
+    naming ``where`` for a zip that is not such a model."""
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError:
+        raise ValueError(f"{where} is an SB3 model zip, and reading one needs sb3-contrib: "
+                         f"pip install sb3-contrib") from None
     from agents.policy.net import PolicyNet, from_sb3_state_dict
 
-    model = MaskablePPO.load(path, device="cpu")
-    arch = model.policy.net_arch
-    hidden = arch["pi"] if isinstance(arch, dict) else arch
-    activation = "relu" if model.policy.activation_fn.__name__ == "ReLU" else "tanh"
-    net = PolicyNet(model.observation_space.shape[0], model.action_space.n, hidden, activation)
-    net.load_state_dict(from_sb3_state_dict(model.policy.state_dict()))
+    try:
+        model = MaskablePPO.load(path, device="cpu")
+        arch = model.policy.net_arch
+        hidden = list(arch["pi"] if isinstance(arch, dict) else arch)
+        activation = "relu" if model.policy.activation_fn.__name__ == "ReLU" else "tanh"
+        observation_size, num_actions = model.observation_space.shape[0], model.action_space.n
+        steps = model.num_timesteps
+        state = from_sb3_state_dict(model.policy.state_dict())
+    except Exception as error:  # noqa: BLE001 - a trusted file, but still one clear line
+        raise ValueError(f"{where} could not be read as an SB3 MaskablePPO model "
+                         f"({type(error).__name__}: {_first_line(error)}); expected a zip "
+                         f"written by MaskablePPO.save with an MLP policy") from None
+    check_network_size(observation_size, num_actions, hidden, "none", where)
+    net = PolicyNet(observation_size, num_actions, hidden, activation)
+    try:
+        net.load_state_dict(state)
+    except (RuntimeError, KeyError) as error:
+        raise ValueError(f"{where} is an SB3 model whose policy is not an MLP of "
+                         f"net_arch=dict(pi={hidden}, vf={hidden}) ({_first_line(error)}); "
+                         f"expected separate actor and critic MLPs of the same sizes") from None
     game = game or getattr(model, "cardrl_game", None) or "unknown"
-    return make_checkpoint(net, game, options or {}, model.num_timesteps, algo="sb3")
+    return make_checkpoint(net, game, options or {}, steps, algo="sb3")
 
 
 # -- checking ------------------------------------------------------------------------------
@@ -239,22 +360,68 @@ def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _plain_problem(value, field: str) -> str | None:
-    """Where ``value`` holds something other than plain scalars, lists and dicts, or None."""
+def _plain_problem(value, field: str, depth: int = 0) -> str | None:
+    """Where ``value`` holds something other than plain scalars, lists and dicts, or lists
+    and dicts nested deeper than :data:`MAX_NESTING`; None when it holds neither."""
     if type(value) in PLAIN_SCALARS:  # exact types: numpy scalars subclass float and str
         return None
+    if type(value) in (list, tuple, dict) and depth >= MAX_NESTING:
+        return (f"{field} nests lists and dicts more than {MAX_NESTING} deep; expected "
+                f"plain values nested at most {MAX_NESTING} deep")
     if type(value) in (list, tuple):
         return next((p for i, v in enumerate(value)
-                     if (p := _plain_problem(v, f"{field}[{i}]"))), None)
+                     if (p := _plain_problem(v, f"{field}[{i}]", depth + 1))), None)
     if type(value) is dict:
         for key, v in value.items():
             if not isinstance(key, str):
-                return f"{field} has the key {key!r}, expected str keys"
-            if (problem := _plain_problem(v, f"{field}.{key}")) is not None:
+                return f"{field} has the key {_shown(key)}, expected str keys"
+            if (problem := _plain_problem(v, f"{field}.{key[:40]}", depth + 1)) is not None:
                 return problem
         return None
     return (f"{field} is a {type(value).__module__}.{type(value).__name__}; expected a plain "
             f"value (str, int, float, bool, None, list or dict)")
+
+
+def _shown(value, limit: int = 120) -> str:
+    """``repr(value)``, cut to ``limit`` characters (a message stays one short line)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer of more digits than Python converts to text
+        return f"an integer of {value.bit_length()} bits"
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def network_size(observation_size: int, num_actions: int, hidden: list[int],
+                 features: str = "none") -> int:
+    """The number of weights of the :class:`~agents.policy.net.PolicyNet` these numbers
+    declare (actor and critic MLPs of ``hidden`` sizes over the observation and its
+    ``features``, then their heads), computed without building anything."""
+    input_size = observation_size + feature_size(features)
+    total = 0
+    for head in (num_actions, 1):
+        size = input_size
+        for width in [*hidden, head]:
+            total += (size + 1) * width
+            size = width
+    return total
+
+
+def check_network_size(observation_size: int, num_actions: int, hidden: list[int],
+                       features: str = "none", where: str = "the network") -> int:
+    """:func:`network_size` of the declared network; ValueError naming ``where`` when it
+    has more than :data:`MAX_PARAMETERS` weights or ``hidden`` more than
+    :data:`MAX_LAYERS` layers (nothing is allocated either way)."""
+    if len(hidden) > MAX_LAYERS:
+        raise ValueError(f"{where} declares {len(hidden)} hidden layers; expected at most "
+                         f"{MAX_LAYERS} (MAX_LAYERS)")
+    size = network_size(observation_size, num_actions, hidden, features)
+    if size > MAX_PARAMETERS:
+        shown = hidden if len(hidden) <= 8 else [*hidden[:8], "..."]
+        raise ValueError(f"{where} declares a network of {size:,} weights ({size * 4:,} bytes "
+                         f"as float32: observation_size={observation_size}, "
+                         f"features={features!r}, hidden={shown}, num_actions={num_actions}); "
+                         f"expected at most {MAX_PARAMETERS:,} (MAX_PARAMETERS)")
+    return size
 
 
 def check_checkpoint(checkpoint, where: str = "the checkpoint",
@@ -267,7 +434,8 @@ def check_checkpoint(checkpoint, where: str = "the checkpoint",
                          f"; expected a dict with format={FORMAT!r}")
     version = checkpoint.get("version")
     if not _is_int(version) or version < 1:
-        raise ValueError(f"{where} has version={version!r}; expected one of {READABLE_VERSIONS}")
+        raise ValueError(f"{where} has version={_shown(version)}; expected one of "
+                         f"{READABLE_VERSIONS}")
     if version > VERSION:
         raise ValueError(f"{where} has format version {version}, written by a newer cardrl; "
                          f"this code reads versions up to {VERSION}")
@@ -283,8 +451,14 @@ def check_checkpoint(checkpoint, where: str = "the checkpoint",
     if missing:
         raise ValueError(f"{where} lacks the field(s) {missing}; expected all of {list(FIELDS)}")
 
+    # plain values, not too deep, before any of them is shown in a message
+    extra = {k: v for k, v in checkpoint.items() if k != "state_dict"}
+    if (problem := _plain_problem(extra, "checkpoint")) is not None:
+        raise ValueError(f"{where}: {problem}")
+
     def bad(field: str, expected: str) -> NoReturn:
-        raise ValueError(f"{where}: {field}={checkpoint_value(field)!r}; expected {expected}")
+        raise ValueError(f"{where}: {field}={_shown(checkpoint_value(field))}; expected "
+                         f"{expected}")
 
     def checkpoint_value(field: str):
         value = checkpoint
@@ -298,35 +472,34 @@ def check_checkpoint(checkpoint, where: str = "the checkpoint",
     if not isinstance(checkpoint["options"], dict):
         bad("options", "a dict of the game's config fields")
     for field in ("observation_size", "num_actions"):
-        if not _is_int(checkpoint[field]) or checkpoint[field] < 1:
-            bad(field, "a positive integer")
+        if not _is_int(checkpoint[field]) or not 1 <= checkpoint[field] <= MAX_PARAMETERS:
+            bad(field, f"a positive integer of at most {MAX_PARAMETERS:,} (MAX_PARAMETERS)")
     if not _is_int(checkpoint["trained_steps"]) or checkpoint["trained_steps"] < 0:
         bad("trained_steps", "a non-negative integer")
     if not isinstance(checkpoint["algo"], str):
         bad("algo", "a string such as 'batch_ppo' or 'sb3'")
-    extra = {k: v for k, v in checkpoint.items() if k != "state_dict"}
-    if (problem := _plain_problem(extra, "checkpoint")) is not None:
-        raise ValueError(f"{where}: {problem}")
     if game != "unknown":
         try:
             make_config(game, **checkpoint["options"])
         except (TypeError, ValueError) as error:
-            raise ValueError(f"{where}: options={checkpoint['options']!r} are not {game} config "
-                             f"fields ({error})") from None
+            raise ValueError(f"{where}: options={_shown(checkpoint['options'])} are not {game} "
+                             f"config fields ({_first_line(error)})") from None
 
     model = checkpoint["model"]
     if not isinstance(model, dict):
         bad("model", f"a dict with fields {list(MODEL_FIELDS)}")
     unknown = sorted(set(map(str, model)) - set(MODEL_FIELDS))
     if unknown or "hidden" not in model or "activation" not in model:
-        raise ValueError(f"{where}: model has the fields {sorted(map(str, model))}; expected "
+        raise ValueError(f"{where}: model has the fields {_shown(sorted(map(str, model)))}; "
+                         f"expected "
                          f"hidden, activation and optionally {list(MODEL_DEFAULTS)}")
     model = {**MODEL_DEFAULTS, **model}
     checkpoint["model"] = model
     hidden = model["hidden"]
-    if (not isinstance(hidden, (list, tuple)) or not hidden
-            or not all(_is_int(h) and h > 0 for h in hidden)):
-        bad("model.hidden", "a non-empty list of positive layer sizes")
+    if (not isinstance(hidden, (list, tuple)) or not hidden or len(hidden) > MAX_LAYERS
+            or not all(_is_int(h) and 1 <= h <= MAX_PARAMETERS for h in hidden)):
+        bad("model.hidden", f"a non-empty list of at most {MAX_LAYERS} layer sizes, each "
+                            f"1..{MAX_PARAMETERS:,}")
     if model["activation"] not in ACTIVATIONS:
         bad("model.activation", f"one of {ACTIVATIONS}")
     if model["features"] not in FEATURES:
@@ -341,6 +514,9 @@ def check_checkpoint(checkpoint, where: str = "the checkpoint",
             check_delegate(game, model["delegate"])
         except ValueError as error:
             raise ValueError(f"{where}: model.{error}") from None
+    # the declared network is bounded before any of its weights is looked at
+    check_network_size(checkpoint["observation_size"], checkpoint["num_actions"],
+                       list(hidden), model["features"], where)
     _check_state_dict(checkpoint, where)
     return checkpoint
 
@@ -359,12 +535,15 @@ def _check_state_dict(checkpoint: dict, where: str) -> None:
         raise ValueError(f"{where}: state_dict is {_describe(state)}; expected a dict of "
                          f"tensors")
     missing = [k for k in expected if k not in state]
-    unexpected = sorted(str(k) for k in state if k not in expected)
+    unexpected = sorted(k if isinstance(k, str) else _shown(k, 40) for k in state
+                        if k not in expected)
     if missing or unexpected:
-        found = " and ".join(([f"lacks {missing}"] if missing else [])
-                             + ([f"has unexpected {unexpected}"] if unexpected else []))
+        found = " and ".join(([f"lacks {_shown(missing, 400)}"] if missing else [])
+                             + ([f"has unexpected {_shown(unexpected, 400)}"] if unexpected
+                                else []))
         raise ValueError(f"{where}: state_dict {found}; expected the keys {list(expected)} of "
                          f"the declared network")
+    owners: dict[int, str] = {}  # storage address -> the key whose tensor owns it
     for key, shape in expected.items():
         tensor = state[key]
         if not isinstance(tensor, torch.Tensor):
@@ -379,17 +558,49 @@ def _check_state_dict(checkpoint: dict, where: str) -> None:
         if not tensor.is_floating_point():
             raise ValueError(f"{where}: state_dict[{key!r}] has dtype {tensor.dtype}; expected "
                              f"a float tensor")
+        _check_storage(tensor, f"{where}: state_dict[{key!r}]", owners, key)
         if not bool(torch.isfinite(tensor).all()):
             raise ValueError(f"{where}: state_dict[{key!r}] holds NaN or infinite values; "
                              f"expected finite weights")
 
 
+def _check_storage(tensor, where: str, owners: dict[int, str], key: str) -> None:
+    """``tensor`` is a plain dense CPU tensor laid out contiguously from the start of a
+    storage of exactly its size, shared with no other weight (``owners``: storage address ->
+    the key of the weight that owns it, updated); ValueError naming ``where`` otherwise.
+    A stride-0 or overlapping view would let a few stored bytes declare a huge layer."""
+    import torch
+
+    if tensor.layout != torch.strided or tensor.device.type != "cpu":
+        raise ValueError(f"{where} is a {tensor.layout} tensor on {tensor.device}; expected a "
+                         f"dense (strided) CPU tensor")
+    needed = tensor.numel() * tensor.element_size()
+    stored = tensor.untyped_storage().nbytes()
+    if not tensor.is_contiguous() or tensor.storage_offset() != 0 or stored != needed:
+        raise ValueError(
+            f"{where} is a view with strides {list(tensor.stride())} at offset "
+            f"{tensor.storage_offset()} of a storage of {stored:,} bytes; expected a "
+            f"contiguous tensor owning exactly the {needed:,} bytes its shape needs "
+            f"(stride-0, overlapping and partial views are refused)")
+    address = tensor.untyped_storage().data_ptr()
+    if address in owners:
+        raise ValueError(f"{where} shares its storage with state_dict[{owners[address]!r}]; "
+                         f"expected every weight to own its storage")
+    owners[address] = key
+
+
 def build_net(checkpoint: dict):
-    """The ``PolicyNet`` of a checked checkpoint, weights loaded, in eval mode."""
+    """The ``PolicyNet`` of a checked checkpoint, weights loaded, in eval mode. The modules
+    are made on torch's meta device (no memory, no initialisation) and get the checkpoint's
+    weights, so loading costs one copy of them."""
+    import torch
+
     from agents.policy.net import PolicyNet
 
-    net = PolicyNet(checkpoint["observation_size"], checkpoint["num_actions"],
-                    **checkpoint["model"])
+    with torch.device("meta"):
+        net = PolicyNet(checkpoint["observation_size"], checkpoint["num_actions"],
+                        **checkpoint["model"])
+    net = net.to_empty(device="cpu")
     net.load_state_dict(checkpoint["state_dict"])
     return net.eval()
 
@@ -405,10 +616,10 @@ def convert_checkpoint(path: str | Path, out_path: str | Path, *, trust_pickle: 
     where = f"policy checkpoint {str(path)!r}"
     refusal = "; convert it with trust_pickle=True (--trust-pickle) if you trust its source"
     if _is_sb3(path, where, trust_pickle, refusal):
-        data = _load_sb3(path, game, options)
+        data = _load_sb3(path, where, game, options)
     else:
-        data = _torch_load(path, where, trust_pickle)
-        check_checkpoint(data, where, READABLE_VERSIONS if trust_pickle else (VERSION,))
+        data, unpickled = _torch_load(path, where, trust_pickle)
+        check_checkpoint(data, where, _versions(trust_pickle, unpickled))
         data = dict(data)
         data.setdefault("trained_steps", 0)
         data.setdefault("algo", "unknown")

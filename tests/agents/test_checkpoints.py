@@ -77,9 +77,21 @@ def test_a_pickle_that_would_run_code_is_refused_without_running_it(tmp_path):
         assert str(path) in str(error.value) and "open" in str(error.value)
         assert not pwned.exists()
     assert not (tmp_path / "out.pt").exists()
-    # trust_pickle=True is what runs it: the risk its help text names
-    with pytest.raises(ValueError):
-        load_checkpoint(path, trust_pickle=True)
+    # a current-version file is never unpickled, not even with trust_pickle=True
+    for attempt in (lambda: load_checkpoint(path, trust_pickle=True),
+                    lambda: convert_checkpoint(path, tmp_path / "out.pt", trust_pickle=True)):
+        with pytest.raises(ValueError, match="refused without running it.*not even with "
+                                             "--trust-pickle|unpickles only version-1"):
+            attempt()
+        assert not pwned.exists()
+    # trust_pickle=True runs a version-1 file: the risk its help text names
+    legacy = tmp_path / "evil_v1.pt"
+    torch.save({**small_checkpoint(), "version": 1, "options": {"x": Evil(pwned)}}, legacy)
+    with pytest.raises(ValueError, match="refused without running it.*agents.policy.convert"):
+        load_checkpoint(legacy)
+    assert not pwned.exists()
+    with pytest.raises(ValueError):  # it runs, then its options are not plain values
+        load_checkpoint(legacy, trust_pickle=True)
     assert pwned.exists()
 
 

@@ -187,3 +187,67 @@ def test_serve_offers_pickled_checkpoints_only_with_the_flag(tmp_path, monkeypat
         catalog = served["app"].state.catalog
         assert catalog.trust_pickle is bool(flag)
         assert spec in catalog.describe()["checkpoints"]
+
+
+class RunsCommand:
+    """Unpickles to ``os.system("touch TARGET")``: the file appears if the pickle is run."""
+
+    def __init__(self, target: Path):
+        self.target = target
+
+    def __reduce__(self):
+        import os
+
+        return (os.system, (f"touch {self.target}",))
+
+
+def one_error_line(capsys, command: str) -> str:
+    """The one stderr line of a refused ``cardrl command`` (nothing on stdout)."""
+    printed = capsys.readouterr()
+    lines = printed.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"cardrl {command}: error: "), printed.err
+    assert printed.out == ""
+    return lines[0]
+
+
+def test_the_flag_never_unpickles_a_current_version_file(tmp_path, capsys):
+    """A version-2 .pt whose pickle calls os.system is read with weights_only=True even
+    under --trust-pickle: refused, and the command never runs."""
+    ran = tmp_path / "ran"
+    engine = make_engine("four_aces", 1, num_players=4)
+    engine.reset(seed=0)
+    size, actions = engine.observe().shape[1], engine.legal_action_mask().shape[1]
+    checkpoint = make_checkpoint(PolicyNet(size, actions, [8]), "four_aces", {"num_players": 4})
+    checkpoint["options"] = {"num_players": 4, "x": RunsCommand(ran)}
+    path = tmp_path / "v2.pt"
+    torch.save(checkpoint, path)
+    out = tmp_path / "t"
+    argv = ["tournament", "--game", "four_aces", "--agents", f"policy:{path},random", "--deals",
+            "1", "--out", str(out), "--no-progress", "--trust-pickle"]
+    assert cardrl(argv) == 2
+    line = one_error_line(capsys, "tournament")
+    assert "refused without running it: its pickle names posix.system" in line
+    assert "unpickles only version-1 files and SB3 zips" in line
+    assert not ran.exists() and not out.exists()
+    from agents.policy.convert import main as convert
+
+    assert convert([str(path), str(tmp_path / "new.pt"), "--trust-pickle"]) == 2
+    assert "refused without running it" in capsys.readouterr().err
+    assert not ran.exists() and not (tmp_path / "new.pt").exists()
+
+
+def test_a_malformed_sb3_zip_under_the_flag_is_one_line(tmp_path, capsys):
+    pytest.importorskip("sb3_contrib")
+    import zipfile
+
+    path = tmp_path / "model.zip"
+    with zipfile.ZipFile(path, "w") as archive:  # SB3's member names, not SB3's content
+        archive.writestr("data", "{not json")
+        archive.writestr("policy.pth", b"garbage")
+    out = tmp_path / "t"
+    assert cardrl(["tournament", "--game", "four_aces", "--agents", f"policy:{path},random",
+                   "--deals", "1", "--out", str(out), "--no-progress", "--trust-pickle"]) == 2
+    line = one_error_line(capsys, "tournament")
+    assert f"policy checkpoint {str(path)!r} could not be read as an SB3 MaskablePPO model" in line
+    assert "expected a zip written by MaskablePPO.save" in line
+    assert not out.exists()
