@@ -121,15 +121,20 @@ def make_checkpoint(net, game: str, options: dict, trained_steps: int = 0,
 
 def save_checkpoint(checkpoint: dict, path: str | Path) -> Path:
     """Write ``checkpoint`` (checked to be a current-version checkpoint of plain values, so
-    that it loads with ``weights_only=True``) to ``path`` atomically. The path."""
+    that it loads with ``weights_only=True``) to ``path`` atomically: through ``PATH.tmp``,
+    removed if the write fails. The path."""
     import torch
 
     path = Path(path)
     check_checkpoint(checkpoint, f"checkpoint to save as {str(path)!r}", versions=(VERSION,))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    torch.save(checkpoint, tmp)
-    tmp.replace(path)
+    try:
+        torch.save(checkpoint, tmp)
+        tmp.replace(path)
+    except BaseException:  # a full disk, an interruption: no half-written file is left
+        tmp.unlink(missing_ok=True)
+        raise
     return path
 
 

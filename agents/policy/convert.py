@@ -4,7 +4,9 @@ in the current format (:mod:`agents.policy.checkpoint`), weights and metadata un
 IN may be a version-1 ``.pt`` or an SB3 ``MaskablePPO`` ``.zip``; both are read by
 unpickling them, which runs any code they name, so they convert only with
 ``--trust-pickle`` (files from a trusted source). OUT then loads without running code.
-Exit status 2 with one line on stderr for a file that cannot be converted.
+``--trust-pickle`` unpickles nothing else: a current-version ``.pt`` is always read with
+``weights_only=True`` (:mod:`agents.policy.checkpoint`). Exit status 2 with one line on
+stderr for a file that cannot be converted or written.
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ def main(argv: list[str] | None = None) -> int:
                                  game=args.game, options=args.options)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:  # OUT cannot be written (no such folder, no space, ...)
+        print(f"error: could not write {args.out!r} ({error.strerror or error}); expected a "
+              f"writable path", file=sys.stderr)
         return 2
     print(f"wrote {out}")
     return 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import time
 import zipfile
+from pathlib import Path
 
 import pytest
 import torch
@@ -224,3 +225,23 @@ def test_a_long_value_is_cut_in_the_message(tmp_path):
     checkpoint = small_checkpoint()
     checkpoint["game"] = "x" * 100_000
     assert len(one_line_error(lambda: check_checkpoint(checkpoint))) < 400
+
+
+def test_a_failed_write_leaves_no_file_and_convert_says_so_in_one_line(tmp_path, monkeypatch,
+                                                                         capsys):
+    from agents.policy.convert import main as convert
+
+    source = save_checkpoint(small_checkpoint(), tmp_path / "p.pt")
+
+    def full_disk(obj, path):
+        Path(path).write_bytes(b"PK")  # a part written, then the disk is full
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(torch, "save", full_disk)
+    with pytest.raises(OSError):
+        save_checkpoint(small_checkpoint(), tmp_path / "q.pt")
+    assert convert([str(source), str(tmp_path / "new.pt")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: could not write {str(tmp_path / 'new.pt')!r} (No space left on "
+                   f"device); expected a writable path"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.pt"]
