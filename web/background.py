@@ -19,21 +19,24 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 class BackgroundServer:
-    """uvicorn serving ``app`` (default :func:`web.app.create_app`) on 127.0.0.1 in a
-    daemon thread while the ``with`` block runs; ``url`` is its address."""
+    """uvicorn serving ``app`` (default :func:`web.app.create_app` for this host and port)
+    on 127.0.0.1 in a daemon thread while the ``with`` block runs, with the settings of
+    ``cardrl serve`` (:func:`web.connections.uvicorn_options`); ``url`` is its address."""
 
     def __init__(self, app=None, host: str = "127.0.0.1", port: int | None = None):
         import uvicorn
 
+        from web.connections import uvicorn_options
+
+        self.host, self.port = host, port or free_port(host)
         if app is None:
             from web.app import create_app
 
-            app = create_app()
+            app = create_app(host=host, port=self.port)
         self.app = app
-        self.host, self.port = host, port or free_port(host)
         self.url = f"http://{host}:{self.port}"
         config = uvicorn.Config(app, host=host, port=self.port, log_level="warning",
-                                access_log=False, backlog=1024)
+                                access_log=False, backlog=1024, **uvicorn_options())
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

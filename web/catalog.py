@@ -128,10 +128,10 @@ class Catalog:
                                                             trust_pickle=self.trust_pickle)
             return self._policies[key]
 
-    def policy_for(self, game: str, spec: str | None, options: dict):
+    def policy_for(self, game: str, spec: object, options: dict):
         """The policy agent named by a record's player ``spec``, if this server can load
-        it and it plays these ``options``; else None."""
-        if not spec or not spec.startswith("policy"):
+        it and it plays these ``options``; else None (a spec that is not a string too)."""
+        if not isinstance(spec, str) or not spec.startswith("policy"):
             return None
         try:
             agent = self.make_agent(game, spec)

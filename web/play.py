@@ -11,17 +11,25 @@ from __future__ import annotations
 
 import copy
 import secrets
+import sys
+import threading
 
 import numpy as np
 
 from envs import registry
 from envs.svg import scene_svg
 from envs.table_view import scene_of
-from web.records_io import GameRecorder, Narrator, plain
+from web.records_io import GameRecorder, Narrator, plain, record_line
 from web.results import breakdown, needs_state_before, round_end_cards
 
 #: lines of narration kept per session
 LOG_LINES = 400
+#: finished games kept per session for the record download (the latest ones)
+MAX_RECORDS = 50
+#: bytes of finished games kept per session (the latest ones; at least the last game)
+MAX_RECORD_BYTES = 2 * 1024 * 1024
+#: bytes a session is counted for besides its records: the engine, the agents, the log
+BASE_BYTES = 160 * 1024
 
 
 class MoveError(ValueError):
@@ -67,10 +75,12 @@ class PlaySession:
         self.engine = registry.make_engine(game, 1, **self.options)
         self.deals = 0  # deals (episodes) started in this session
         self.version = 0  # bumped by every change: clients can tell stale answers
-        self.records: list[dict] = []  # finished games
+        self.record_lines: list[str] = []  # the latest finished games, as JSON lines
         self.results: list[dict] = []  # every finished deal: result and breakdown
         self.log: list[str] = []
         self.waiting = False  # a deal is over and the match goes on: wait for next_deal
+        #: held by the request using the session (the app runs requests in threads)
+        self.lock = threading.Lock()
         self._start()
 
     # -- the game ---------------------------------------------------------------------------
@@ -108,7 +118,8 @@ class PlaySession:
         self.results.append({"result": result,
                              "breakdown": breakdown(self.game, self.engine, result, cards)})
         if self.over:
-            self.records.extend(self.recorder.finish(self.engine, np.ones(1, bool)))
+            for record in self.recorder.finish(self.engine, np.ones(1, bool)):
+                self._keep(record_line(record))
         else:
             self.waiting = True
 
@@ -123,6 +134,24 @@ class PlaySession:
             obs = e.observe(np.array([s]))[0]
             mask = e.legal_action_mask()[0]
             self._step(int(self.agents[s].act(obs, mask)))
+
+    def _keep(self, line: str) -> None:
+        """Keep a finished game's line; the oldest go beyond :data:`MAX_RECORDS` or
+        :data:`MAX_RECORD_BYTES`."""
+        self.record_lines.append(line)
+        while len(self.record_lines) > 1 and (
+                len(self.record_lines) > MAX_RECORDS
+                or sum(map(len, self.record_lines)) > MAX_RECORD_BYTES):
+            del self.record_lines[0]
+
+    @property
+    def nbytes(self) -> int:
+        """An estimate of the bytes this session holds."""
+        return BASE_BYTES + sum(sys.getsizeof(line) for line in self.record_lines)
+
+    def records_jsonl(self) -> str:
+        """The finished games kept, as a record file (JSON lines)."""
+        return "".join(line + "\n" for line in self.record_lines)
 
     # -- requests --------------------------------------------------------------------------
     def act(self, name: object, version: object = None) -> None:
@@ -185,5 +214,5 @@ class PlaySession:
             "svg": scene_svg(scene) if svg else None,
             "log": self.log[-60:], "over": self.over, "waiting": self.waiting,
             "deal_over": last is not None, "last": last,
-            "deals": self.deals, "games_recorded": len(self.records),
+            "deals": self.deals, "games_recorded": len(self.record_lines),
         }

@@ -1,18 +1,30 @@
 """Everything the web app takes from :mod:`records` (the game-record format, the recorder,
 replays and narration), in one place.
 
-Uploaded files are parsed here as data only: JSON lines, each validated as a game record
-(:func:`records.format.validate`); nothing in them is executed or opened as a path.
+Uploaded files are parsed here as data only: JSON lines, each bounded before it is parsed
+(:func:`web.bounded_json.loads`: depth, values, numbers) and validated as a game record
+(:func:`records.format.validate`, and player names that are short strings); nothing in
+them is executed or opened as a path.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 from records.format import FORMAT, plain, validate
 from records.narrate import Narrator, seat_name
 from records.recorder import GameRecorder
 from records.replay import ReplayMismatch, check_game, replay_game
+from web.bounded_json import loads
+
+#: the most games read from one file
+MAX_GAMES = 200
+#: the most JSON values one game (one line) may hold: a game of the most actions the app
+#: replays (web.replay.MAX_ACTIONS, 3 values each) with its deals, and room to spare
+MAX_RECORD_VALUES = 200_000
+#: the longest player name kept
+MAX_NAME = 200
 
 __all__ = [
     "FORMAT",
@@ -20,7 +32,10 @@ __all__ = [
     "Narrator",
     "ReplayMismatch",
     "check_game",
+    "iter_records",
     "parse_records",
+    "read_record",
+    "record_line",
     "plain",
     "records_text",
     "replay_game",
@@ -28,31 +43,62 @@ __all__ = [
 ]
 
 
-def parse_records(text: str, max_games: int = 200) -> tuple[list[dict], list[str]]:
+def read_record(line: str | bytes) -> dict:
+    """The game record of one line, or ValueError with the one-line reason it is not one
+    (see the module docstring)."""
+    record = loads(line, MAX_RECORD_VALUES)
+    reason = validate(record)
+    if reason:
+        raise ValueError(reason)
+    players = record.get("players")
+    if players is not None:
+        for seat, name in enumerate(players):
+            if name is not None and (not isinstance(name, str) or len(name) > MAX_NAME):
+                raise ValueError(f"players[{seat}]: expected an agent name (a string of at "
+                                 f"most {MAX_NAME} characters) or null")
+    return record
+
+
+def iter_records(text: str, max_games: int = MAX_GAMES
+                 ) -> Iterator[tuple[int, str, dict | None, str | None]]:
+    """``(line number, line, record, None)`` for every game of a JSON-lines text and
+    ``(line number, line, None, message)`` for every bad line; blank lines are skipped,
+    and after ``max_games`` games one message says the rest is not read."""
+    games = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        if games >= max_games:
+            yield number, line, None, f"line {number}: only the first {max_games} games are read"
+            return
+        try:
+            record = read_record(line)
+        except ValueError as err:
+            yield number, line, None, f"line {number}: {err}"
+            continue
+        games += 1
+        yield number, line, record, None
+
+
+def parse_records(text: str, max_games: int = MAX_GAMES) -> tuple[list[dict], list[str]]:
     """The game records of a JSON-lines text and one message per bad line (at most
     ``max_games`` games are read; the rest is reported)."""
     games: list[dict] = []
     errors: list[str] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        if len(games) >= max_games:
-            errors.append(f"line {number}: only the first {max_games} games are read")
-            break
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as err:
-            errors.append(f"line {number}: not valid JSON ({err.msg} at column {err.colno})")
-            continue
-        reason = validate(record)
-        if reason:
-            errors.append(f"line {number}: {reason}")
-            continue
-        record["_line"] = number
-        games.append(record)
+    for number, _, record, error in iter_records(text, max_games):
+        if record is None:
+            errors.append(error)
+        else:
+            record["_line"] = number
+            games.append(record)
     return games, errors
+
+
+def record_line(record: dict) -> str:
+    """One record as a JSON line (no newline)."""
+    return json.dumps(record, separators=(",", ":"))
 
 
 def records_text(records: list[dict]) -> str:
     """Records as JSON lines (the ``--save-games`` file format)."""
-    return "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
+    return "".join(record_line(r) + "\n" for r in records)

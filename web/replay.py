@@ -4,14 +4,19 @@ A :class:`ReplaySession` holds the records of one uploaded file (or of a game th
 just played, :func:`play_out`). A game is replayed once through a fresh engine when it is
 first opened (:class:`Positions`): the narration of every step, the marks to jump to
 (deals, tricks, turns), every finished deal's explained result, and a copy of the engine
-every :data:`CHECKPOINT_EVERY` steps; a position is rebuilt from the nearest copy. The
+every :data:`CHECKPOINT_EVERY` steps (fewer in a long game: at most
+:data:`MAX_CHECKPOINTS`); a position is rebuilt from the nearest copy. The
 replay is checked against the stored results (:func:`records.replay.check_game`).
 """
 
 from __future__ import annotations
 
 import copy
+import json
+import pickle
 import secrets
+import sys
+import threading
 
 import numpy as np
 
@@ -24,12 +29,26 @@ from web.records_io import (
     Narrator,
     ReplayMismatch,
     check_game,
+    iter_records,
     plain,
+    record_line,
     seat_name,
 )
 from web.results import breakdown, needs_state_before, round_end_cards
+from web.workers import InUse
 
+#: steps between two kept engines (more in a long game: at most MAX_CHECKPOINTS)
 CHECKPOINT_EVERY = 32
+#: the most engine copies kept of one game
+MAX_CHECKPOINTS = 160
+#: bytes a game's summary is counted for
+SUMMARY_BYTES = 2048
+#: bytes one step of an open game is counted for (its narration, marks, action), besides
+#: the engine copies (measured: 550 for a Four Aces match of five, 1,000 at most)
+STEP_BYTES = 1200
+#: bytes the parsed record is counted for, per action (an action's [seat, name] pair,
+#: its share of the deals and results)
+RECORD_BYTES_PER_ACTION = 400
 #: the most actions of one game the app replays
 MAX_ACTIONS = 20000
 
@@ -63,6 +82,8 @@ class Positions:
         self.marks: list[dict] = [{"step": 0, "label": self._label(engine, 0)}]
         self.deal_ends: dict[int, dict] = {}  # step -> {"result", "breakdown"}
         self.checkpoints: dict[int, object] = {0: copy.deepcopy(engine)}
+        every = max(CHECKPOINT_EVERY, -(-len(record["actions"]) // MAX_CHECKPOINTS))
+        engine_bytes = 2 * len(pickle.dumps(engine))  # a copy in memory: ~1.9x its pickle
         self.actions: list[int] = []
         deals = 0
         for k, (_, name) in enumerate(record["actions"], start=1):
@@ -82,13 +103,16 @@ class Positions:
                 cards = round_end_cards(before, action) if before is not None else None
                 self.deal_ends[k] = {"result": result,
                                      "breakdown": breakdown(game, engine, result, cards)}
-            if k % CHECKPOINT_EVERY == 0:
+            if k % every == 0:
                 self.checkpoints[k] = copy.deepcopy(engine)
             label = self._label(engine, k)
             if label != self.marks[-1]["label"]:
                 self.marks.append({"step": k, "label": label})
         self.lines[-1] += narrator.flush()
         self.steps = len(self.actions)
+        #: an estimate of the bytes held: the engine copies, every step, the parsed record
+        self.nbytes = (engine_bytes * len(self.checkpoints) + STEP_BYTES * self.steps
+                       + RECORD_BYTES_PER_ACTION * len(self.actions) + 64 * 1024)
 
     def _label(self, engine, k: int) -> str:
         """The mark a step belongs to: its deal and trick (Abracadabra) or turn."""
@@ -118,29 +142,79 @@ class Positions:
 
 
 class ReplaySession:
-    """The games of one uploaded file, opened one at a time."""
+    """The games of one uploaded file, opened one at a time.
+
+    The games are held as their JSON lines (about their size in bytes) with a summary
+    each; the game opened is parsed and replayed (:class:`Positions`). ``nbytes``
+    estimates the whole. Thread-safe: a game is opened by one request at a time
+    (another gets :class:`~web.workers.InUse`) and positions are read from copies."""
 
     kind = "replay"
 
     def __init__(self, records: list[dict], errors: list[str], source: str):
-        self.records, self.errors, self.source = records, errors, source
+        self.errors, self.source = errors, source
+        self._lines: list[str] = []
+        self._summaries: list[dict] = []
+        for record in records:
+            self._add(record_line({k: v for k, v in record.items() if k != "_line"}),
+                      record, record.get("_line"))
         self._open: dict[int, Positions] = {}
+        self._opening = threading.Lock()
         self.version = 0
 
+    @classmethod
+    def from_text(cls, text: str, source: str) -> ReplaySession:
+        """The games of a JSON-lines text (:func:`web.records_io.iter_records`), each
+        parsed once to be checked and summarized, then kept as its line."""
+        session = cls([], [], source)
+        for number, line, record, error in iter_records(text):
+            if record is None:
+                session.errors.append(error)
+            else:
+                session._add(line, record, number)
+        return session
+
+    def _add(self, line: str, record: dict, number: int | None) -> None:
+        self._lines.append(line)
+        self._summaries.append({
+            "game": record["game"], "options": record["options"],
+            "title": registry.get(record["game"]).title, "players": record.get("players"),
+            "actions": len(record["actions"]), "result": record.get("result"),
+            "line": number})
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    @property
+    def nbytes(self) -> int:
+        """An estimate of the bytes this session holds."""
+        held = sum(sys.getsizeof(line) for line in self._lines)
+        held += SUMMARY_BYTES * len(self._summaries)
+        return held + sum(p.nbytes for p in list(self._open.values()))
+
     def positions(self, index: int) -> Positions:
-        if not 0 <= index < len(self.records):
-            raise IndexError(f"no game {index}: this file holds {len(self.records)}")
-        if index not in self._open:
-            self._open = {index: Positions(self.records[index])}  # one open at a time
-        return self._open[index]
+        """Game ``index``, opened (replayed once) if it is not the open one."""
+        if not 0 <= index < len(self._lines):
+            raise IndexError(f"no game {index}: this file holds {len(self._lines)}")
+        found = self._open.get(index)
+        if found is not None:
+            return found
+        if not self._opening.acquire(blocking=False):
+            raise InUse("another game of this file is being opened; try again in a moment")
+        try:
+            found = self._open.get(index)
+            if found is None:
+                record = json.loads(self._lines[index])
+                record["_line"] = self._summaries[index]["line"]
+                self._open = {}  # one open at a time: let the last one go first
+                found = Positions(record)
+                self._open = {index: found}
+            return found
+        finally:
+            self._opening.release()
 
     def summary(self, session_id: str) -> dict:
-        games = []
-        for k, r in enumerate(self.records):
-            games.append({"index": k, "game": r["game"], "options": r["options"],
-                          "title": registry.get(r["game"]).title,
-                          "players": r.get("players"), "actions": len(r["actions"]),
-                          "result": r.get("result"), "line": r.get("_line")})
+        games = [{"index": k, **s} for k, s in enumerate(self._summaries)]
         return {"id": session_id, "kind": self.kind, "source": self.source,
                 "games": games, "errors": self.errors}
 
@@ -158,7 +232,7 @@ class ReplaySession:
         p = self.positions(index)
         if not 0 <= step <= p.steps:
             raise IndexError(f"step must be 0..{p.steps}, got {step}")
-        engine = self.positions(index).engine_at(step)
+        engine = p.engine_at(step)
         P = engine.num_players
         if seat is not None and not 0 <= seat < P:
             raise IndexError(f"seat must be 0..{P - 1}, got {seat}")

@@ -32,15 +32,24 @@ def results_dir(tmp_path) -> Path:
     return path
 
 
-@pytest.fixture
-def client():
-    """A TestClient of a fresh app."""
+def test_client(app, **kwargs):
+    """A TestClient of ``app`` addressing it as ``http://localhost`` (a name the app
+    answers to; TestClient's default ``testserver`` is refused, web.guard)."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Using `httpx`")  # Starlette >= 1.x
         from starlette.testclient import TestClient
+    return TestClient(app, base_url=kwargs.pop("base_url", "http://localhost"), **kwargs)
+
+
+test_client.__test__ = False  # a helper, not a test
+
+
+@pytest.fixture
+def client():
+    """A TestClient of a fresh app."""
     from web.app import create_app
 
-    with TestClient(create_app()) as c:
+    with test_client(create_app()) as c:
         yield c
 
 

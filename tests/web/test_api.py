@@ -9,6 +9,9 @@ import numpy as np
 
 from web.records_io import check_game, replay_game
 
+#: the type of a record file's body
+NDJSON = {"content-type": "application/x-ndjson"}
+
 
 def _new(client, game="abracadabra", table=None, seat=0, agents=None, seed=7):
     table = table or ({"variant": "two"} if game == "abracadabra" else {"num_players": 3})
@@ -159,7 +162,8 @@ def test_upload_step_probabilities_and_analysis(client):
                  agents=[None, "heuristic", "policy", "random"])
     state = _play_out(client, state, np.random.default_rng(2))
     text = client.get(f"/api/play/{state['id']}/record").text
-    up = client.post("/api/replay?name=mine.jsonl", content=text + "garbage\n")
+    up = client.post("/api/replay?name=mine.jsonl", content=text + "garbage\n",
+                     headers=NDJSON)
     assert up.status_code == 201
     summary = up.json()
     assert len(summary["games"]) == 1 and "line 2" in summary["errors"][0]
@@ -191,16 +195,19 @@ def test_upload_step_probabilities_and_analysis(client):
 
 
 def test_uploads_are_checked_as_data(client):
-    assert client.post("/api/replay", content=b"").status_code == 400
-    assert client.post("/api/replay", content=b"\xff\xfe\x00").status_code == 400
-    r = client.post("/api/replay", content=b'{"game": "abracadabra"}\n[1, 2]\n')
+    assert client.post("/api/replay", content=b"", headers=NDJSON).status_code == 400
+    assert client.post("/api/replay", content=b"\xff\xfe\x00",
+                       headers=NDJSON).status_code == 400
+    r = client.post("/api/replay", content=b'{"game": "abracadabra"}\n[1, 2]\n',
+                    headers=NDJSON)
     assert r.status_code == 400 and "missing" in r.json()["error"]
-    assert client.post("/api/replay", content=b"x" * (5 * 1024 * 1024)).status_code == 413
+    assert client.post("/api/replay", content=b"x" * (5 * 1024 * 1024),
+                       headers=NDJSON).status_code == 413
     # a record with an unknown option: refused at upload, the field named
     state = _play_out(client, _new(client, "four_aces"), np.random.default_rng(3))
     record = json.loads(client.get(f"/api/play/{state['id']}/record").text)
     record["options"] = {"num_players": 3, "colour": "red"}
-    r = client.post("/api/replay", content=json.dumps(record))
+    r = client.post("/api/replay", content=json.dumps(record), headers=NDJSON)
     assert r.status_code == 400 and "colour" in r.json()["error"]
 
 

@@ -19,6 +19,8 @@ function el(tag, attrs = {}, children = []) {
   return node;
 }
 
+// Bodies are always JSON (a record file: JSON lines): the server refuses other types, so
+// that another site's page cannot send it a form (docs/security.md).
 async function api(method, path, body, contentType = "application/json") {
   const options = { method, headers: {} };
   if (body !== undefined) {
@@ -255,7 +257,7 @@ async function uploadFile() {
   try {
     const text = await file.text();
     const summary = await api("POST", `/api/replay?name=${encodeURIComponent(file.name)}`,
-      text, "text/plain");
+      text, "application/x-ndjson");
     await openReplay(summary);
   } catch (err) {
     say("replay-setup-message", err.message, "error");
