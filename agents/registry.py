@@ -69,6 +69,7 @@ for _game in GAMES:
     register(_game, "random", "agents.base:RandomAgent")
     register(_game, "policy", "agents.policy.agent:PolicyAgent")
     register(_game, "pimc", "agents.search.pimc:PIMCAgent")  # search (agents/search/)
+    register(_game, "pimc_policy", "agents.search.pimc:GuidedPIMCAgent")
 
 # heuristics (agents/abracadabra/heuristics.py, agents/four_aces/heuristics.py)
 register("abracadabra", "heuristic", "agents.abracadabra.heuristics:BestHeuristic")

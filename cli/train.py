@@ -73,5 +73,7 @@ def run(args: argparse.Namespace) -> int:
         return 130
     print(f"trained {summary['steps']:,} learner decisions in {summary['seconds']:.0f} s "
           f"({cfg.algo}); {eval_line(summary['eval'])}")
-    print(f"run folder: {run_dir}  (policy.pt, eval.csv, learning_curve.png, tb/)")
+    files = ("policy.pt, exit.csv, exit_curve.png, generations/" if cfg.algo == "exit" else
+             "policy.pt, eval.csv, learning_curve.png, tb/")
+    print(f"run folder: {run_dir}  ({files})")
     return 0

@@ -30,7 +30,7 @@ from typing import Any
 import yaml
 
 #: the training algorithms (``algo``)
-ALGOS = ("batch_ppo", "sb3")
+ALGOS = ("batch_ppo", "sb3", "exit")
 #: the network activations (``ppo.activation``; agents/policy/net.py)
 ACTIVATIONS = ("tanh", "relu")
 #: the repository's config folder (listed when a config file does not exist)
@@ -109,7 +109,12 @@ LIMITS: dict[str, Interval] = {
     "distill.holdout": Interval(0, 1, high_open=True),
     "distill.margin": Interval(0),
     "distill.temperature": Interval(0, low_open=True),
+    "exit.generations": Interval(1, 10_000),
+    "exit.window": Interval(1, 10_000),
+    "exit.search_eval_deals": Interval(0, 1_000_000),
 }
+#: where expert iteration plays its search (ExitConfig.backend; training/distill.py)
+BACKENDS = ("local", "ray")
 
 
 @dataclass
@@ -235,6 +240,28 @@ class DistillConfig:
 
 
 @dataclass
+class ExitConfig:
+    """Expert iteration (``algo: exit``, training/exit.py): generations of search with the
+    current network, labels, fit. Each generation the ``distill`` section's teacher (a
+    search: pimc) plays ``distill.deals`` new episodes, with the network of the last
+    generation as its rollout policy when ``distill.teacher_kwargs.rollout`` is
+    ``policy``; the network is fitted to the records of the last ``window`` generations."""
+
+    generations: int = 4
+    """Generations to run (max_minutes may end the run sooner, after a generation); in
+    [1, 10_000]."""
+    window: int = 2
+    """Generations of teacher records each fit reads (the newest and those before it); in
+    [1, 10_000]."""
+    search_eval_deals: int = 100
+    """Dealt keys of each generation's evaluation of the search itself against
+    eval.opponent (every rotation; 0: the search is not evaluated); in [0, 1_000_000]."""
+    backend: str = "local"
+    """local (distill.workers processes) | ray (each batch a Ray task; RAY_ADDRESS names a
+    cluster): the same records either way."""
+
+
+@dataclass
 class TrainConfig:
     """A training run (one YAML file in configs/)."""
 
@@ -277,7 +304,10 @@ class TrainConfig:
     """The periodic evaluation."""
     distill: DistillConfig | None = None
     """Imitate a teacher before PPO (DistillConfig; batch_ppo; the network then starts from
-    the imitation); None: no distillation."""
+    the imitation); with algo: exit, each generation's search and fit. None: no
+    distillation."""
+    exit: ExitConfig | None = None
+    """algo: exit only: the generations of expert iteration (ExitConfig)."""
     init: str | None = None
     """batch_ppo: start from the weights of this policy checkpoint (a run's policy.pt, or
     ``policy``: the committed checkpoint of the table) instead of random ones; its model
@@ -289,7 +319,7 @@ class TrainConfig:
         """The config as plain data (what a run folder's config.yaml holds); ``distill``
         and ``init`` only when set, so a run without them writes what it always did."""
         data = dataclasses.asdict(self)
-        for name in ("distill", "init"):
+        for name in ("distill", "init", "exit"):
             if data[name] is None:
                 del data[name]
         return data
@@ -298,7 +328,7 @@ class TrainConfig:
 #: the sections every config has; each a mapping in YAML
 SECTIONS = {"ppo": PPOConfig, "eval": EvalConfig}
 #: the sections a config may leave out (null or absent: None)
-OPTIONAL_SECTIONS = {"distill": DistillConfig}
+OPTIONAL_SECTIONS = {"distill": DistillConfig, "exit": ExitConfig}
 
 
 # -- messages -------------------------------------------------------------------------------
@@ -566,6 +596,8 @@ def _check_combination(cfg: TrainConfig, problems: list[str]) -> None:
             check(game, getattr(p, name))
         except ValueError as error:
             problems.append(f"ppo.{error}")
+    if cfg.algo == "exit" or cfg.exit is not None:
+        _check_exit(cfg, problems)
     if cfg.distill is not None:
         _check_distill(cfg, problems)
     elif p.anchor_coef > 0 and cfg.init is None:
@@ -587,11 +619,11 @@ def _check_combination(cfg: TrainConfig, problems: list[str]) -> None:
 def _check_init(cfg: TrainConfig, problems: list[str]) -> None:
     """init: a checkpoint of the config's network (training/init_net.py), batch_ppo, no
     distill section."""
-    if cfg.algo != "batch_ppo":
+    if cfg.algo not in ("batch_ppo", "exit"):
         problems.append(f"init needs algo: batch_ppo (the {cfg.algo} path starts from random "
                         "weights); remove init or use algo: batch_ppo")
         return
-    if cfg.distill is not None:
+    if cfg.distill is not None and cfg.algo != "exit":
         problems.append("init and a distill section both set the starting network; keep one")
         return
     if not isinstance(cfg.options, Mapping) or any(p.startswith("options") for p in problems):
@@ -608,7 +640,7 @@ def _check_init(cfg: TrainConfig, problems: list[str]) -> None:
 def _check_distill(cfg: TrainConfig, problems: list[str]) -> None:
     """The distill section against the rest of the config (its fields are well typed)."""
     d = cfg.distill
-    if cfg.algo != "batch_ppo":
+    if cfg.algo not in ("batch_ppo", "exit"):
         problems.append(f"distill needs algo: batch_ppo (the {cfg.algo} path cannot start "
                         f"from distilled weights); remove the distill section or use "
                         f"algo: batch_ppo")
@@ -648,6 +680,25 @@ def _check_distill(cfg: TrainConfig, problems: list[str]) -> None:
                         "of an earlier run of this config, or no record (the teacher plays)")
 
 
+def _check_exit(cfg: TrainConfig, problems: list[str]) -> None:
+    """algo: exit needs its exit section and a distill section whose teacher is a search
+    that reports action values; the exit section needs algo: exit."""
+    if cfg.algo != "exit":
+        problems.append(f"exit: the section of algo: exit, the config's algo is {cfg.algo}; "
+                        "remove it or set algo: exit")
+        return
+    if cfg.exit is None or cfg.distill is None:
+        missing = " and ".join(name for name in ("exit", "distill")
+                               if getattr(cfg, name) is None)
+        problems.append(f"algo: exit needs {missing} section(s): exit sets the generations, "
+                        "distill each generation's search and fit (training/exit.py)")
+        return
+    _choice(cfg.exit.backend, BACKENDS, "exit.backend", problems)
+    if cfg.distill.record is not None:
+        problems.append("distill.record: algo: exit plays a new record each generation; "
+                        "remove it")
+
+
 def _check_fallback(cfg: TrainConfig, teacher, problems: list[str]) -> None:
     """distill.fallback: an agent of the game that acts on observations, and a ``teacher``
     (the built agent) that reports action values (training/distill.py: relabel)."""
@@ -685,8 +736,9 @@ def config_problems(cfg: TrainConfig) -> list[str]:
     _check_section(cfg, "", problems)
     _check_section(cfg.ppo, "ppo.", problems)
     _check_section(cfg.eval, "eval.", problems)
-    if cfg.distill is not None:
-        _check_section(cfg.distill, "distill.", problems)
+    for name in OPTIONAL_SECTIONS:
+        if getattr(cfg, name) is not None:
+            _check_section(getattr(cfg, name), f"{name}.", problems)
     game_ok = _choice(cfg.game, GAMES, "game", problems)
     _choice(cfg.algo, ALGOS, "algo", problems)
     if game_ok and not problems:

@@ -42,6 +42,27 @@ from envs.registry import make_engine
 from training.config import TrainConfig
 
 
+def save_npz(path: str | Path, arrays: dict[str, np.ndarray]) -> Path:
+    """Write ``arrays`` to the ``.npz`` file ``path`` (``np.load`` reads it) through a
+    ``.tmp`` file replaced at the end, so a kill leaves either the old file or the new one.
+    Unlike ``np.savez`` the zip entries carry a fixed date, so the same arrays give the
+    same bytes (records compared across runs and backends)."""
+    import zipfile
+
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+            for name, array in arrays.items():
+                entry = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+                with archive.open(entry, "w", force_zip64=True) as out:
+                    np.lib.format.write_array(out, np.asanyarray(array), allow_pickle=False)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
 @dataclass
 class TeacherData:
     """The teacher's decisions of :func:`generate`, one row each, grouped by engine step
@@ -101,10 +122,10 @@ class TeacherData:
         return out.astype(np.float32)
 
     def save(self, path: str | Path) -> None:
-        """Write the record to ``path`` (an uncompressed ``.npz``; :meth:`load` reads it)."""
+        """Write the record to ``path`` (an uncompressed ``.npz``; :meth:`load` reads it),
+        atomically and byte for byte the same for the same record (:func:`save_npz`)."""
         arrays = {f.name: getattr(self, f.name) for f in fields(self)}
-        arrays = {k: np.asarray(v) for k, v in arrays.items() if v is not None}
-        np.savez(path, **arrays)
+        save_npz(path, {k: np.asarray(v) for k, v in arrays.items() if v is not None})
 
     @classmethod
     def load(cls, path: str | Path) -> TeacherData:
@@ -131,7 +152,8 @@ def make_teacher(game: str, teacher: str, kwargs: dict | None = None, seed: int 
 
 def generate(game: str, options: dict, deals: int, teacher: str = "pimc",
              teacher_kwargs: dict | None = None, num_games: int = 256, seed: int = 0,
-             workers: int = 1, progress: bool = True) -> TeacherData:
+             workers: int = 1, progress: bool = True, backend: str = "local",
+             parts_dir: str | Path | None = None) -> TeacherData:
     """Play ``deals`` episodes of ``game`` (config ``options``) with the teacher in every
     seat and record each decision (:class:`TeacherData`).
 
@@ -140,7 +162,14 @@ def generate(game: str, options: dict, deals: int, teacher: str = "pimc",
     the whole batch for a searching agent). Episode ``i`` is dealt from the ``i``-th key
     drawn from ``seed`` and batch ``k``'s teacher is seeded from ``(seed, k)``, so the same
     arguments give the same record whatever ``workers`` (processes playing batches side by
-    side). ``progress`` shows a bar over the episodes."""
+    side, or Ray tasks). ``progress`` shows a bar over the episodes.
+
+    ``backend``: ``"local"`` (``workers`` processes) or ``"ray"`` (each batch a Ray task
+    on the cluster of ``RAY_ADDRESS``, or a local Ray; :mod:`arena.tournament.backends.ray`
+    says how to set one up): the same record either way. ``parts_dir``: each finished
+    batch is saved there (``part_00000.npz`` ...) and batches already there are read
+    instead of played, so a generation killed midway resumes where it stopped and ends
+    with the same record."""
     from tqdm import tqdm
 
     for name, value in (("deals", deals), ("num_games", num_games), ("workers", workers)):
@@ -163,22 +192,93 @@ def generate(game: str, options: dict, deals: int, teacher: str = "pimc",
         bar.set_postfix_str(f"{decisions[0]:,} decisions, "
                             f"{decisions[0] / max(time.time() - t0, 1e-9):.0f}/s", refresh=False)
 
-    if workers == 1 or len(jobs) == 1:
-        parts = [_play_batch(*job, advance=advance) for job in jobs]
+    if backend not in BACKENDS:
+        raise ValueError(f"backend={backend!r}: expected one of {BACKENDS}")
+    parts: list[TeacherData | None] = [None] * len(jobs)
+    store = None if parts_dir is None else Path(parts_dir)
+    if store is not None:
+        store.mkdir(parents=True, exist_ok=True)
+        for k, job in enumerate(jobs):
+            parts[k] = _read_part(store, k, job)
+            if parts[k] is not None:
+                bar.update(len(job[2]))
+    todo = [k for k in range(len(jobs)) if parts[k] is None]
+    in_process = backend == "local" and (workers == 1 or len(todo) <= 1)
+
+    def finished(k: int, part: TeacherData) -> None:
+        parts[k] = part
+        if store is not None:
+            part.save(store / f"part_{k:05d}.npz")
+        if not in_process:  # an in-process batch advances the bar step by step
+            advance(len(jobs[k][2]), len(part))
+
+    if backend == "ray":
+        for k, part in _play_batches_ray(jobs, todo):
+            finished(k, part)
+    elif in_process:
+        for k in todo:
+            finished(k, _play_batch(*jobs[k], advance=advance))
     else:
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures import ProcessPoolExecutor, as_completed
 
         # spawn: a forked child of a process that runs torch can hang in its thread pools
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
-            futures = [pool.submit(_play_batch, *job) for job in jobs]
-            parts = []
-            for future, job in zip(futures, jobs, strict=True):
-                parts.append(future.result())
-                advance(len(job[2]), len(parts[-1]))
+        with ProcessPoolExecutor(min(workers, len(todo)), mp_context=context,
+                                 initializer=_one_thread) as pool:
+            futures = {pool.submit(_play_batch, *jobs[k]): k for k in todo}
+            for future in as_completed(futures):
+                finished(futures[future], future.result())
     bar.close()
     return _concatenate(parts, deals, time.time() - t0)
+
+
+def _one_thread() -> None:
+    """A worker process's set-up: one torch thread (the workers share the cores; a
+    network teacher or rollout would otherwise start a thread per core in each)."""
+    import torch
+
+    torch.set_num_threads(1)
+
+
+#: where :func:`generate` plays the teacher's batches
+BACKENDS = ("local", "ray")
+
+
+def _read_part(store: Path, k: int, job: tuple) -> TeacherData | None:
+    """The saved batch ``k`` of a generation (None: not there yet). A part that does not
+    hold the job's episodes (another seed or size) is a ``ValueError``: the folder
+    belongs to another generation."""
+    path = store / f"part_{k:05d}.npz"
+    if not path.exists():
+        return None
+    try:
+        part = TeacherData.load(path)
+    except (OSError, ValueError, KeyError) as error:
+        raise ValueError(f"{path} cannot be read ({error}); delete it to play that batch "
+                         "again") from None
+    if not np.array_equal(part.keys, job[2]):
+        raise ValueError(f"{path} holds other episodes than batch {k} of this generation; "
+                         f"expected the parts of the same seed and deals: empty {store}")
+    return part
+
+
+def _play_batches_ray(jobs: list[tuple], todo: list[int]):
+    """Yield ``(k, record)`` as each batch ``k`` of ``todo`` finishes as a Ray task."""
+    import os
+
+    from arena.tournament.backends.ray import _ray
+
+    ray = _ray()
+    if not todo:
+        return
+    if not ray.is_initialized():
+        ray.init(address=os.environ.get("RAY_ADDRESS"), log_to_driver=False)
+    task = ray.remote(num_cpus=1)(_play_batch)
+    pending = {task.remote(*jobs[k]): k for k in todo}
+    while pending:
+        done, _ = ray.wait(list(pending), num_returns=1)
+        yield pending.pop(done[0]), ray.get(done[0])
 
 
 def _batch_seed(seed: int, batch: int) -> int:

@@ -6,7 +6,9 @@ evaluation (``training/evaluate.py``):
 - ``algo: batch_ppo`` — :mod:`training.ppo_batch`, a CleanRL-style masked PPO that acts
   on the whole batch engine at once (the fast path);
 - ``algo: sb3`` — :mod:`training.sb3_ppo`, ``sb3_contrib.MaskablePPO`` on
-  :class:`~training.vec_env.BatchSeatVecEnv`.
+  :class:`~training.vec_env.BatchSeatVecEnv`;
+- ``algo: exit`` — :mod:`training.exit`, expert iteration: generations of a search
+  guided by the network, its labels, and the network's fit to them.
 
 A batch_ppo config with a ``distill:`` section first fits the network to a teacher's
 decisions (:mod:`training.distill`, e.g. the PIMC search playing every seat), then PPO
@@ -77,6 +79,14 @@ def train(cfg: TrainConfig, run_dir: str | Path, resume: bool = False,
     """
     run_dir = Path(run_dir)
     check_config(cfg)
+    if cfg.algo == "exit":  # generations of search and fit, resumed from exit_state.json
+        from training.exit import check_exit_resume, train_exit
+
+        if resume:
+            check_exit_resume(cfg, run_dir)
+        prepare_run_dir(cfg, run_dir, resume)
+        seed_everything(cfg.seed, cfg.torch_threads)
+        return train_exit(cfg, run_dir, resume, progress)
     saved = load_resume(run_dir, cfg) if resume else None
     prepare_run_dir(cfg, run_dir, resume)
     if saved is not None:

@@ -57,7 +57,14 @@ class PIMCAgent(Agent):
             of the game (``heuristic``, ``random``; Four Aces also ``greedy_known`` and
             the leaf evaluator ``clairvoyant``); None: the game's
             :data:`~agents.search.rollouts.DEFAULT_ROLLOUT` (Abracadabra ``heuristic``,
-            Four Aces ``greedy_known``).
+            Four Aces ``greedy_known``). ``policy``: a trained network plays every seat
+            of the rollouts, one forward pass over all worlds (``path``).
+        path: with ``rollout="policy"``, the network's checkpoint; None: the committed
+            ``policy`` of the table.
+        checkpoint: with ``rollout="policy"``, an in-memory checkpoint dict instead of
+            ``path`` (what expert iteration hands its search, training/exit.py).
+        trust_pickle: with ``rollout="policy"``, also load legacy pickled checkpoints
+            (trusted files only).
         objective: ``"points"`` (own points of the deal) or ``"relative"`` (own points
             minus the other seats' mean).
         max_rows: the most games (worlds x actions) rolled out in one batch engine.
@@ -75,6 +82,9 @@ class PIMCAgent(Agent):
         rollout: str | None = None,
         objective: str = "points",
         max_rows: int = 65536,
+        path: str | None = None,
+        checkpoint: dict | None = None,
+        trust_pickle: bool = False,
     ):
         super().__init__(game, seed)
         self.worlds = _check_positive("worlds", worlds)
@@ -89,8 +99,14 @@ class PIMCAgent(Agent):
                              f"{OBJECTIVES}")
         self.rollout_name = rollout
         self.objective = objective
+        network = {k: v for k, v in (("path", path), ("checkpoint", checkpoint),
+                                     ("trust_pickle", trust_pickle)) if v}
+        if network and rollout != "policy":
+            raise ValueError(f"{sorted(network)} choose the rollout network: expected "
+                             f"rollout='policy' with them (rollout={rollout!r} has none)")
         rollout_seed = int(self.rng.integers(0, 2**63))
-        self.rollout = make_rollout(game, rollout, rollout_seed)
+        self.rollout = make_rollout(game, rollout, rollout_seed,
+                                    network if rollout == "policy" else None)
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         raise ValueError("the pimc agent searches on the engine and cannot act on "
@@ -176,3 +192,17 @@ class PIMCAgent(Agent):
         P = branch.num_players
         others = sum(self.rollout.evaluate(branch, (seats + k) % P) for k in range(1, P))
         return own - others / (P - 1)
+
+
+class GuidedPIMCAgent(PIMCAgent):
+    """PIMC whose rollouts are played by a policy network (``rollout="policy"``): the
+    search expert iteration runs (:mod:`training.exit`). ``path=None`` rolls out with the
+    committed ``policy`` of the table; the other arguments are :class:`PIMCAgent`'s
+    (8 worlds by default, the budget of the ladder's ``pimc`` rung it is compared with)."""
+
+    summary = ("PIMC search with a policy network's rollouts (path=None: the committed "
+               "policy); expert iteration's teacher")
+
+    def __init__(self, game: str, seed: int | None = None, worlds: int = 8,
+                 rollout: str = "policy", **kwargs):
+        super().__init__(game, seed=seed, worlds=worlds, rollout=rollout, **kwargs)

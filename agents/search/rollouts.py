@@ -11,6 +11,10 @@ name                games          every player's action
 ``heuristic``       both           the game's default heuristic (``agents.make("heuristic",
                                    game)``) on the player's own observation
 ``random``          both           a uniformly random legal action
+``policy``          both           a trained policy network (``agents.make("policy", game,
+                                   path=...)``, the committed one without a path) on the
+                                   player's own observation: one forward pass over every
+                                   world and action copy that is to act
 ``greedy_known``    Four Aces      greedy in the known world: the discard whose refill from
                                    the world's KNOWN stock gives the best K2/K3 score (all
                                    four aces: the match, H4/K1), else turning up (H2 b)
@@ -36,8 +40,8 @@ from envs.four_aces.scoring import MAX_CARDS, score_presence, scorer_tables
 
 #: the rollout policies of each game
 ROLLOUTS: dict[str, tuple[str, ...]] = {
-    "abracadabra": ("heuristic", "random"),
-    "four_aces": ("heuristic", "random", "greedy_known", "clairvoyant"),
+    "abracadabra": ("heuristic", "random", "policy"),
+    "four_aces": ("heuristic", "random", "greedy_known", "clairvoyant", "policy"),
 }
 
 #: the rollout of each game when none is named (the ladder, results/ladder/, measures it)
@@ -47,13 +51,23 @@ DEFAULT_ROLLOUT: dict[str, str] = {"abracadabra": "heuristic", "four_aces": "gre
 Policy = Callable[[object, np.ndarray], np.ndarray]
 
 
-def make_rollout(game: str, name: str, seed: int | None = None) -> Policy:
+def make_rollout(game: str, name: str, seed: int | None = None,
+                 policy: dict | None = None) -> Policy:
     """The rollout policy ``name`` of ``game`` (table in the module doc), seeded with
-    ``seed``. Raises ``ValueError`` for a name the game does not have."""
+    ``seed``; ``policy`` holds the keyword arguments of the ``policy`` rollout's network
+    (``path``, ``checkpoint``, ``trust_pickle``; none: the committed network). Raises
+    ``ValueError`` for a name the game does not have."""
     allowed = ROLLOUTS.get(game, ())
     if name not in allowed:
         raise ValueError(f"rollout={name!r} is not allowed for {game}: expected one of "
                          f"{allowed}")
+    if name == "policy":
+        from agents.registry import make
+
+        return ObservationRollout(make("policy", game, seed=seed, **(policy or {})))
+    if policy:
+        raise ValueError(f"{sorted(policy)} choose the network of the policy rollout; "
+                         f"rollout={name!r} has no network: use rollout='policy'")
     if name == "heuristic":
         from agents.registry import make
 
