@@ -9,6 +9,11 @@ Errors: a command reports bad input (a missing or malformed file, a bad value, a
 name) by raising ``ValueError`` (or ``FileNotFoundError``) with a complete message; it
 reaches the user as one line on stderr, ``cardrl COMMAND: error: ...``, with exit code 2
 and no traceback. ``CARDRL_DEBUG=1`` shows the traceback instead.
+
+What the machine refuses ends the same way, as a last resort (a command checks what it
+can before it starts): an ``OSError`` (a full disk, a file that cannot be written) names
+the file and the reason, a ``MemoryError`` what could not be allocated, a
+``RecursionError`` an input nested too deeply to read.
 """
 
 from __future__ import annotations
@@ -56,18 +61,34 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         return int(importlib.import_module(args._module).run(args) or 0)
-    except (ValueError, FileNotFoundError) as err:
-        if os.environ.get("CARDRL_DEBUG"):
-            raise
-        message = " ".join(str(err).split()) or type(err).__name__
-        print(f"cardrl {args.command}: error: {message}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # output piped into `head` and the like: not an error
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
         return 0
+    except (ValueError, OSError, MemoryError, RecursionError) as err:
+        if os.environ.get("CARDRL_DEBUG"):
+            raise
+        message = " ".join(error_message(err).split()) or type(err).__name__
+        print(f"cardrl {args.command}: error: {message}", file=sys.stderr)
+        return 2
+
+
+def error_message(err: BaseException) -> str:
+    """The error line's text for ``err``: a ``ValueError``'s (or ``FileNotFoundError``'s)
+    own message; for what the machine refuses (module doc) what failed and why."""
+    if isinstance(err, ValueError | FileNotFoundError):
+        return str(err)
+    if isinstance(err, OSError):  # a full disk, a file that cannot be written …
+        where = f"{err.filename}: " if err.filename is not None else ""
+        return (f"{where}{err.strerror or err}; expected a file or folder that can be read "
+                "or written, on a disk with room")
+    if isinstance(err, MemoryError):
+        return (f"out of memory ({err or 'MemoryError'}); expected smaller sizes (fewer "
+                "games, deals or worlds)")
+    return ("an input is nested too deeply to be read (Python's recursion limit); expected "
+            "a flatter file")
 
 
 if __name__ == "__main__":
