@@ -6,13 +6,14 @@
 Every line of the file is checked before any game is told
 (:func:`records.format.read_games`); each bad line is one ``cardrl replay: error:`` line on
 stderr naming the file, the line, the field, what was found and what was expected, and the
-good games are still told or checked.
+good games are still told or checked (a number too long to read, too, is one bad line).
 
 Exit status: 0 every game read and replayed exactly; 1 every line is a readable game but
 some game does not replay (an actor, an action illegal at its step, a deal or a result not
 the stored one); 2 some line is not a readable game record. A file that holds no readable
 game (empty, or every line bad), a file that cannot be read and a ``--game`` index out of
-range raise ``ValueError`` (the ``cardrl`` command prints it and exits 2).
+range raise ``ValueError`` (the ``cardrl`` command prints it and exits 2), and so does a
+path that is not a regular file (a named pipe, a device: refused before anything is read).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ BAD_INPUT = 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's flags."""
     parser.epilog = ("exit status: 0 every game read and replayed exactly; 1 some game does "
                      "not replay as stored; 2 some line is not a readable game record, or "
                      "the file holds no game or cannot be read (each bad line is reported "
@@ -48,6 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Tell or check the file's games (:func:`replay_command`); the exit status."""
     return replay_command(args.file, args.game, args.check)
 
 

@@ -31,7 +31,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import stat
+import sys
 from collections.abc import Iterable
+from typing import BinaryIO
 
 from envs import registry
 from records.checks import RecordError, check_fields, is_int, shown
@@ -132,13 +136,14 @@ def read_games(path: str | os.PathLike) -> tuple[list[dict], list[GameFileError]
     game is returned, in file order, whatever lines around it are broken (a truncated last
     line, a corrupt line in the middle), with its line number as ``record["_line"]``; each
     bad line gives one :class:`GameFileError` naming its line number and what is wrong.
-    Blank lines are skipped. A file that cannot be read at all (missing, a directory, not
-    readable, binary) raises ``ValueError`` naming it.
+    Blank lines are skipped. A file that cannot be read at all (missing, a directory, a
+    named pipe or anything else that is not a regular file, not readable, binary) raises
+    ``ValueError`` naming it.
     """
     games: list[dict] = []
     errors: list[GameFileError] = []
     try:
-        with open(path, "rb") as f:
+        with _open_regular(path) as f:
             if b"\0" in f.read(_SNIFF):
                 raise ValueError(f"{path}: found a binary file, expected JSON lines of game "
                                  "records (one game per line)")
@@ -154,6 +159,34 @@ def read_games(path: str | os.PathLike) -> tuple[list[dict], list[GameFileError]
     except OSError as err:
         raise ValueError(f"{path}: cannot be read ({err.strerror or err})") from None
     return games, errors
+
+
+def _open_regular(path: str | os.PathLike) -> BinaryIO:
+    """``path`` opened for reading bytes, or ``ValueError`` when it is not a regular file
+    (a directory, a named pipe, a device, a socket), before anything is read from it: a
+    named pipe is opened without waiting for a writer, and checked once open too."""
+    _check_regular(path, os.stat(path).st_mode)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        _check_regular(path, os.fstat(fd).st_mode)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def _check_regular(path: str | os.PathLike, mode: int) -> None:
+    """``ValueError`` naming what ``path`` is, unless ``mode`` is a regular file's."""
+    if stat.S_ISREG(mode):
+        return
+    kind = ("a directory" if stat.S_ISDIR(mode) else
+            "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else
+            "a socket" if stat.S_ISSOCK(mode) else
+            "a character device" if stat.S_ISCHR(mode) else
+            "a block device" if stat.S_ISBLK(mode) else "not a regular file")
+    raise ValueError(f"{path}: found {kind}, expected a games file (a regular file of JSON "
+                     "lines)")
 
 
 def _read_line(path: str | os.PathLike, number: int, raw: bytes,
@@ -175,6 +208,14 @@ def _read_line(path: str | os.PathLike, number: int, raw: bytes,
                                            f"{err.colno}{hint}")
     except RecursionError:
         return GameFileError(path, number, "not valid JSON: nested too deeply")
+    except ValueError as err:  # an integer over Python's digit limit
+        limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 0
+        long = re.search(rf"\d{{{limit + 1},}}", line) if limit else None
+        if long is None:
+            return GameFileError(path, number, f"not readable JSON: {err}")
+        return GameFileError(path, number, f"found a number of {len(long.group())} digits at "
+                                           f"column {long.start() + 1}, expected numbers of "
+                                           f"at most {limit} digits")
     try:
         check_record(record)
     except RecordError as err:
