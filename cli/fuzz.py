@@ -7,9 +7,12 @@ after every step (:mod:`envs.fuzz`).
 
 Writes ``fuzz.md`` (headed by the exact command, the machine and the date) in ``--out``:
 by default ``runs/fuzz`` (an ignored folder); the committed ``results/fuzz.md`` is
-regenerated only by the command at its top, which names ``--out results``. Exit status 0
-when no invariant failed, 1 when some did (each is in the report with its case, seed and
-step).
+regenerated only by the command at its top, which names ``--out results``, with
+``--force``: a folder that already holds a fuzz report is refused without it. Every
+argument, the memory the batch needs and the folder are checked before anything is played,
+and the report is written whole or not at all (:func:`records.output.atomic_files`). Exit
+status 0 when no invariant failed, 1 when some did (each is in the report with its case,
+seed and step).
 """
 
 from __future__ import annotations
@@ -18,9 +21,20 @@ import argparse
 import os
 import shlex
 import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from records.output import atomic_files, check_output
+
+if TYPE_CHECKING:
+    from envs.fuzz import FuzzCase
 
 #: where the report goes without --out (runs/ is ignored by git)
 DEFAULT_OUT = "runs/fuzz"
+#: the report's file in --out
+REPORT = "fuzz.md"
+#: the longest run allowed, in minutes (as training's max_minutes)
+MAX_MINUTES = 1_000_000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,6 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"output folder of fuzz.md (default {DEFAULT_OUT}; the committed "
                              "report is regenerated with the command at the top of "
                              "results/fuzz.md, which names --out results)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace the fuzz report already in --out (refused without it)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -60,6 +76,40 @@ def command_line(args: argparse.Namespace) -> str:
     return shlex.join([*words, "--out", str(args.out)])
 
 
+def available_memory() -> int | None:
+    """The bytes of memory this machine can still give (``MemAvailable`` of
+    ``/proc/meminfo``, else the physical memory), or None when unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def check_memory(cases: Sequence[FuzzCase], batch: int, available: int | None) -> None:
+    """ValueError when a batch of ``batch`` games of the largest of ``cases`` (they play
+    one at a time) needs more than ``available`` bytes
+    (:func:`envs.fuzz.runner.bytes_per_game`)."""
+    from envs.fuzz.runner import bytes_per_game
+
+    if available is None or not cases:
+        return
+    per_game, largest = max((bytes_per_game(case), case.label) for case in cases)
+    if per_game * batch > available:
+        gib = 2**30
+        raise ValueError(
+            f"--batch {batch} needs about {per_game * batch / gib:,.1f} GiB of memory "
+            f"({per_game:,} bytes a game for {largest!r}); this machine has "
+            f"{available / gib:,.1f} GiB available: expected --batch at most "
+            f"{max(available // per_game, 1):,}")
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the fuzz, write the report and print its totals; bad arguments are a
     ValueError with the whole message."""
@@ -72,8 +122,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.batch < 1:
         raise ValueError(f"--batch {args.batch} is not allowed: expected an integer >= 1")
-    if args.minutes is not None and not args.minutes > 0:
-        raise ValueError(f"--minutes {args.minutes} is not allowed: expected a number > 0")
+    if args.minutes is not None and not 0 < args.minutes <= MAX_MINUTES:
+        raise ValueError(f"--minutes {args.minutes} is not allowed: expected a number of "
+                         f"minutes > 0 and at most {MAX_MINUTES:_}")
     if args.deals is not None and args.deals < 1:
         raise ValueError(f"--deals {args.deals} is not allowed: expected an integer >= 1")
     if not 0 <= args.seed < 2**31:
@@ -85,6 +136,8 @@ def run(args: argparse.Namespace) -> int:
         if not cases:
             raise ValueError(f"--only {args.only!r}: no such configuration (labels are "
                              "those of the report's 'Per configuration' table)")
+    check_output(args.out, [REPORT], "a fuzz report", force=args.force)
+    check_memory(cases, args.batch, available_memory())
     seconds = None if minutes is None else minutes * 60
     played: dict[str, float] = {}  # case label -> seconds (or deals) played so far
     bar_total = seconds if seconds is not None else args.deals * len({c.game for c in cases})
@@ -102,9 +155,8 @@ def run(args: argparse.Namespace) -> int:
     header = [f"Command: `{command_line(args)}`", "",
               f"Machine: {machine_line()}. Date: {utc_now()}. Batch: {args.batch} games per "
               f"engine; {sum(r.seconds for r in results):.0f} s of play."]
-    os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, "fuzz.md")
-    with open(path, "w") as f:
+    path = os.path.join(args.out, REPORT)
+    with atomic_files([path]) as (tmp,), open(tmp, "w") as f:
         f.write(markdown(results, header))
     failed = 0
     for game, row in summary(results).items():
