@@ -38,6 +38,7 @@ from agents.base import act_grouped
 from arena.stats import mean_ci, per_deal_points
 from arena.tournament import command_line, deal_keys, run_tournament
 from envs import registry
+from records.output import atomic_files
 from records.provenance import machine_line, utc_now
 
 #: the strongest heuristic of each game: every rung is measured against it
@@ -76,15 +77,42 @@ def default_rungs(game: str, worlds: list[int], rollout: str | None = None,
     return rungs
 
 
-def play_rung(game: str, options: dict, rung: Rung, deals: int, seed: int, work_dir: Path,
-              workers: int = 1, chunk_size: int = 64, progress: bool = False) -> dict:
-    """The tournament of ``rung`` against the reference (module doc), resumable in
-    ``work_dir / <label>_seed<seed>``; its row of the ladder table (without timing)."""
+def rung_lineup(game: str, options: dict, rung: Rung) -> tuple[str, list[str], dict | None]:
+    """The label of ``rung``'s entrant in its tournament, the tournament's entries (the
+    rung in one seat, the reference in the others) and its agent keyword arguments."""
     reference = REFERENCE[game]
     seats = registry.num_seats(game, **options)
     label = rung.label if rung.label != reference else f"{reference}*"
     entries = [f"{label}={rung.name}", *[reference] * (seats - 1)]
-    kwargs = {label: dict(rung.kwargs)} if rung.kwargs else None
+    return label, entries, {label: dict(rung.kwargs)} if rung.kwargs else None
+
+
+def check_rungs(game: str, options: dict, rungs: list[Rung], deals: int,
+                seeds: list[int], chunk_size: int = 64) -> None:
+    """``ValueError`` (the tournament's message, naming the rung) unless every rung's
+    tournament can be played on every seed of ``seeds``: its arguments are valid and its
+    entrants are built and play the table (:func:`arena.tournament.runner.build_entrants`).
+    Creates nothing, so that a bad rung is refused before any tournament is played."""
+    from arena.tournament.runner import build_entrants
+    from arena.tournament.spec import make_spec
+
+    for seed in seeds:
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise ValueError(f"seed={seed!r} is not allowed: expected an integer >= 0")
+    for rung in rungs:
+        _, entries, kwargs = rung_lineup(game, options, rung)
+        try:
+            build_entrants(make_spec(game, entries, deals, seeds[0], options,
+                                     agent_kwargs=kwargs, chunk_size=chunk_size))
+        except ValueError as err:
+            raise ValueError(f"rung {rung.label!r}: {err}") from None
+
+
+def play_rung(game: str, options: dict, rung: Rung, deals: int, seed: int, work_dir: Path,
+              workers: int = 1, chunk_size: int = 64, progress: bool = False) -> dict:
+    """The tournament of ``rung`` against the reference (module doc), resumable in
+    ``work_dir / <label>_seed<seed>``; its row of the ladder table (without timing)."""
+    label, entries, kwargs = rung_lineup(game, options, rung)
     start = time.perf_counter()
     result = run_tournament(game, entries, deals=deals, seed=seed, options=options,
                             workers=workers, out_dir=work_dir / f"{rung.label}_seed{seed}",
@@ -134,7 +162,10 @@ def run_ladder(game: str, options: dict, rungs: list[Rung], deals: int, seed: in
                log=None) -> pd.DataFrame:
     """Play and time every rung (module doc); with ``confirm_seed`` the last rung (the
     largest search) is played again on that seed's deals. One row per run, columns
-    :data:`COLUMNS`. ``log`` (a callable) gets a line as each run ends."""
+    :data:`COLUMNS`. ``log`` (a callable) gets a line as each run ends. Every rung is
+    checked (:func:`check_rungs`) before ``work_dir`` is created."""
+    check_rungs(game, options, rungs, deals,
+                [seed] if confirm_seed is None else [seed, confirm_seed], chunk_size)
     work = Path(work_dir)
     work.mkdir(parents=True, exist_ok=True)
     runs = [(rung, seed) for rung in rungs]
@@ -194,7 +225,7 @@ def ladder_markdown(table: pd.DataFrame, game: str, options: dict, command: str,
     return "\n".join(lines) + "\n"
 
 
-def plot_ladder(table: pd.DataFrame, game: str, path: Path) -> None:
+def plot_ladder(table: pd.DataFrame, game: str, path: str | os.PathLike) -> None:
     """Strength (diff vs the reference, 95 % CI) against milliseconds per decision."""
     import matplotlib
 
@@ -216,17 +247,23 @@ def plot_ladder(table: pd.DataFrame, game: str, path: Path) -> None:
     ax.set_title(f"{game}: strength against time per decision")
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, format="png")
     plt.close(fig)
+
+
+def ladder_files(name: str) -> list[str]:
+    """The files :func:`write_ladder` writes for the ladder ``name``."""
+    return [f"{name}.md", f"{name}.csv", f"{name}.png"]
 
 
 def write_ladder(table: pd.DataFrame, game: str, options: dict, out_dir: str | os.PathLike,
                  name: str, command: str, timing_deals: int) -> list[Path]:
-    """Write ``name``.md, ``name``.csv and ``name``.png into ``out_dir``; their paths."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [out / f"{name}.md", out / f"{name}.csv", out / f"{name}.png"]
-    paths[0].write_text(ladder_markdown(table, game, options, command, timing_deals))
-    table.to_csv(paths[1], index=False)
-    plot_ladder(table, game, paths[2])
+    """Write ``name``.md, ``name``.csv and ``name``.png into ``out_dir``, all or none
+    (:func:`records.output.atomic_files`: a full disk is a ``ValueError`` and leaves
+    earlier files as they were); their paths."""
+    paths = [Path(out_dir) / file for file in ladder_files(name)]
+    with atomic_files(paths) as (md, csv, png):
+        md.write_text(ladder_markdown(table, game, options, command, timing_deals))
+        table.to_csv(csv, index=False)
+        plot_ladder(table, game, png)
     return paths

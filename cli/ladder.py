@@ -4,9 +4,12 @@ duplicate deals, with its time per decision (:mod:`arena.ladder`).
 Writes ``<game>_<table>.md`` (headed by the exact command), ``.csv`` and ``.png`` into
 ``--out`` (default ``runs/ladder``, an ignored folder; the committed ``results/ladder/``
 is regenerated only by the commands at the top of its files, which name
-``--out results/ladder``). The tournaments of the rungs are kept, resumable, in
+``--out results/ladder``, with ``--force``: files of the same ladder already in ``--out``
+are refused without it). The tournaments of the rungs are kept, resumable, in
 ``--work`` (default ``runs/ladder/<game>_<table>``, one folder per ladder): rerunning an
-interrupted command resumes them.
+interrupted command resumes them. Every argument, every rung's agents and both folders
+are checked before anything is created or played; the three files are written all or none
+(:func:`records.output.atomic_files`).
 """
 
 from __future__ import annotations
@@ -16,9 +19,12 @@ import shlex
 import sys
 
 from envs import registry
+from records.output import check_output
 
 #: where the files go without --out (runs/ is ignored by git)
 DEFAULT_OUT = "runs/ladder"
+#: the most worlds of a PIMC rung (PIMC's max_rows: the most games of one rollout batch)
+MAX_WORLDS = 65_536
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,6 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="deals per batch of a rung's tournament (default 64)")
     parser.add_argument("--out", default=DEFAULT_OUT,
                         help=f"output folder (default {DEFAULT_OUT})")
+    parser.add_argument("--force", action="store_true",
+                        help="replace the files of this ladder already in --out (refused "
+                             "without it)")
     parser.add_argument("--work", default=None,
                         help="folder of the rungs' tournaments, one per ladder (default "
                              "runs/ladder/<game>_<table>)")
@@ -81,7 +90,14 @@ def command_line(args: argparse.Namespace) -> str:
 def run(args: argparse.Namespace) -> int:
     """Play the ladder, write its files and print their paths; a bad argument is a
     ValueError with the whole message."""
-    from arena.ladder import BASE_RUNGS, Rung, default_rungs, run_ladder, write_ladder
+    from arena.ladder import (
+        BASE_RUNGS,
+        Rung,
+        default_rungs,
+        ladder_files,
+        run_ladder,
+        write_ladder,
+    )
 
     options: dict = {}
     table = registry.get(args.game).table_option
@@ -101,6 +117,13 @@ def run(args: argparse.Namespace) -> int:
     except ValueError:
         raise ValueError(f"--worlds={args.worlds!r}: expected comma-separated integers, "
                          "e.g. 8,32") from None
+    for w in worlds:
+        if not 1 <= w <= MAX_WORLDS:
+            raise ValueError(f"--worlds={args.worlds!r}: {w} worlds is not allowed: expected "
+                             f"integers in [1, {MAX_WORLDS:_}] (PIMC's largest rollout batch)")
+    for flag, seed in (("--seed", args.seed), ("--confirm-seed", args.confirm_seed)):
+        if seed is not None and seed < 0:
+            raise ValueError(f"{flag} {seed} is not allowed: expected an integer >= 0")
     rungs = default_rungs(args.game, worlds, args.rollout, args.objective)
     if args.rungs is not None:
         base = [Rung(n.strip(), n.strip()) for n in args.rungs.split(",") if n.strip()]
@@ -110,6 +133,8 @@ def run(args: argparse.Namespace) -> int:
     if not rungs:
         raise ValueError(f"no rungs: give --worlds or --rungs (e.g. {BASE_RUNGS[args.game]})")
     work = args.work if args.work is not None else f"runs/ladder/{name}"
+    check_output(args.out, ladder_files(name), f"the ladder {name}", force=args.force)
+    check_output(work, (), "the rungs' tournaments", flag="--work")
     result = run_ladder(
         args.game, options, rungs, args.deals, args.seed, work,
         timing_deals=args.timing_deals, workers=args.workers, chunk_size=args.chunk_size,
