@@ -33,7 +33,11 @@ from agents.base import act_grouped
 from arena.stats import mean_ci, per_deal_points
 from envs.abracadabra import LAYOUT, AbracadabraConfig, AbracadabraEngine
 from envs.abracadabra.rules import Phase
+from records.output import atomic_files
 from records.provenance import machine_line, utc_now
+
+#: the files :func:`write_outputs` writes into its folder (a benchmark's folder holds them)
+OUTPUTS = ("bidbench.md", "bidbench.png", "bidbench_same.csv", "bidbench_mixed.csv")
 
 
 class BidThenPlay:
@@ -239,15 +243,16 @@ def mixed_table(mixed: pd.DataFrame, bidders: list[str]) -> pd.DataFrame:
 
 
 def write_outputs(result: BidbenchResult, out: str | os.PathLike, command: str) -> str:
-    """Write bidbench_same.csv, bidbench_mixed.csv, bidbench.png and bidbench.md into
-    ``out``; return the markdown."""
-    os.makedirs(out, exist_ok=True)
-    result.same.to_csv(os.path.join(out, "bidbench_same.csv"), index=False)
-    result.mixed.to_csv(os.path.join(out, "bidbench_mixed.csv"), index=False)
-    plot(result, os.path.join(out, "bidbench.png"))
+    """Write :data:`OUTPUTS` into ``out``, all or none (:func:`records.output.atomic_files`:
+    a full disk is a ``ValueError`` and leaves earlier files as they were); return the
+    markdown."""
     md = markdown(result, command)
-    with open(os.path.join(out, "bidbench.md"), "w") as f:
-        f.write(md)
+    paths = [os.path.join(out, name) for name in OUTPUTS]
+    with atomic_files(paths) as (report, png, same, mixed):
+        result.same.to_csv(same, index=False)
+        result.mixed.to_csv(mixed, index=False)
+        plot(result, png)
+        report.write_text(md)
     return md
 
 
@@ -314,7 +319,7 @@ def markdown(result: BidbenchResult, command: str) -> str:
     return "\n".join(lines)
 
 
-def plot(result: BidbenchResult, path: str) -> None:
+def plot(result: BidbenchResult, path: str | os.PathLike) -> None:
     """Hit rates and mean target of the same-strategy tables; points and declarer rate of
     the mixed tables."""
     import matplotlib
@@ -347,5 +352,5 @@ def plot(result: BidbenchResult, path: str) -> None:
     ax.set_title("mixed tables: points/deal (95 % CI)")
     fig.suptitle(f"bidbench: {result.variant}, {result.deals} deals, play by {result.player}")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, format="png")
     plt.close(fig)

@@ -5,19 +5,24 @@ The benchmark itself is :mod:`arena.bidbench`; this module is its command line. 
 ``bidbench.png``, ``bidbench_same.csv`` and ``bidbench_mixed.csv`` in ``--out``: by
 default ``runs/bidbench`` (an ignored folder); the committed ``results/bidbench/`` and
 ``results/bidbench_policy/`` are regenerated only by the commands at the top of their
-``bidbench.md``, which name ``--out results/...``.
+``bidbench.md``, which name ``--out results/...``, with ``--force``: a folder that already
+holds a benchmark is refused without it, before anything is played. The files are written
+all or none (:func:`records.output.atomic_files`).
 """
 
 from __future__ import annotations
 
 import argparse
 import shlex
-from pathlib import Path
 
 from agents.policy.checkpoint import TRUST_PICKLE_HELP
+from records.output import check_output
 
 #: where the files go without --out (runs/ is ignored by git)
 DEFAULT_OUT = "runs/bidbench"
+#: the most dealt keys of a run (each is played once per bidder and per mixed rotation,
+#: and every result is kept in memory until the tables are made)
+MAX_DEALS = 1_000_000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,6 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"output folder (default {DEFAULT_OUT}; the committed results "
                              "are regenerated with the command at the top of their "
                              "bidbench.md, e.g. --out results/bidbench)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace the benchmark already in --out (refused without it)")
     parser.add_argument("--trust-pickle", action="store_true",
                         help=f"policy bidders and players {TRUST_PICKLE_HELP}")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -56,13 +63,17 @@ def command_line(args: argparse.Namespace) -> str:
     ])  # fmt: skip
 
 
-def check_out(out: str) -> None:
-    """ValueError unless ``out`` is a folder or can be made one (checked before playing)."""
-    path = Path(out)
-    existing = next(p for p in (path, *path.parents) if p.exists() or p == Path(p.anchor))
-    if not existing.is_dir():
-        what = "is a file" if existing == path else f"lies under the file {existing}"
-        raise ValueError(f"--out {out} {what}: expected a folder for the benchmark's files")
+def check_arguments(args: argparse.Namespace) -> None:
+    """ValueError unless the numbers are in range and ``--out`` is a folder or can be made
+    one, holding no benchmark unless ``--force`` (checked before playing)."""
+    from arena.bidbench import OUTPUTS
+
+    if args.deals > MAX_DEALS:
+        raise ValueError(f"--deals {args.deals} is not allowed: expected an integer in "
+                         f"[1, {MAX_DEALS:_}]")
+    if args.seed < 0:
+        raise ValueError(f"--seed {args.seed} is not allowed: expected an integer >= 0")
+    check_output(args.out, OUTPUTS, "a benchmark", force=args.force)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -70,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     ValueError with the whole message."""
     from arena.bidbench import run_bidbench, write_outputs
 
-    check_out(args.out)
+    check_arguments(args)
     bidders = [b.strip() for b in args.bidders.split(",") if b.strip()]
     result = run_bidbench(bidders, player=args.player, variant=args.variant,
                           deals=args.deals, seed=args.seed, batch=args.batch,
