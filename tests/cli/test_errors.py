@@ -1,8 +1,8 @@
-"""Bad input to ``cardrl tournament``, ``bidbench``, ``play``, ``replay``, ``serve`` and
-``agents``: exit status 2, nothing on stdout, no traceback, and one stderr line
-``cardrl COMMAND: error: ...`` saying what was found and what was expected; an output
-folder is not created. Values argparse itself rejects (a word for a number, a choice not
-offered) end the same way after argparse's usage lines."""
+"""Bad input to ``cardrl tournament``, ``bidbench``, ``play``, ``replay``, ``serve``,
+``agents``, ``fuzz``, ``ladder`` and ``exploit``: exit status 2, nothing on stdout, no
+traceback, and one stderr line ``cardrl COMMAND: error: ...`` saying what was found and
+what was expected; an output folder is not created. Values argparse itself rejects (a word
+for a number, a choice not offered) end the same way after argparse's usage lines."""
 
 from __future__ import annotations
 
@@ -16,6 +16,12 @@ from cli.main import main as cardrl
 
 T = ["tournament", "--game", "abracadabra", "--deals", "2", "--out", "{out}"]
 B = ["bidbench", "--deals", "2", "--batch", "2", "--out", "{out}"]
+F = ["fuzz", "--deals", "10", "--batch", "4", "--game", "four_aces", "--no-progress",
+     "--out", "{out}"]
+L = ["ladder", "--game", "four_aces", "--deals", "2", "--rungs", "random", "--worlds", "",
+     "--out", "{out}", "--work", "{out}/work"]
+E = ["exploit", "--game", "four_aces", "--target", "random", "--minutes", "1", "--deals", "2",
+     "--no-progress", "--out", "{out}"]
 
 #: (argv, a fragment of the error line); {tmp} is the folder of fixture files, {out} an
 #: output folder that must not be created, {busy} a port in use. The default ``policy``
@@ -69,6 +75,9 @@ CASES = [
     ([*B, "--bidders", ","], "--bidders needs at least one agent name"),
     ([*B, "--out", "{tmp}/garbage.pt"], "garbage.pt is a file: expected a folder"),
     ([*B, "--out", "{tmp}/garbage.pt/sub"], "lies under the file"),
+    ([*B, "--deals", "1000000000000"],
+     "--deals 1000000000000 is not allowed: expected an integer in [1, 1_000_000]"),
+    ([*B, "--seed", "-1"], "--seed -1 is not allowed: expected an integer >= 0"),
     ([*B, "--bidders", "policy", "--variant", "two"],
      "the policy has no network for abracadabra variant 'two' (variant='two'; the table): it "
      "was trained only for variant='four' ({checkpoints}/abracadabra_four.pt)"),
@@ -92,6 +101,24 @@ CASES = [
     (["replay", "{tmp}/adir"], "adir: found a directory, expected a games file"),
     (["replay", "{tmp}/empty.jsonl"], "found no game record (the file is empty)"),
     (["replay", "{tmp}/games.jsonl", "--game", "9"], "holds 4 readable game(s), expected an"),
+    (["replay", "/dev/null"], "/dev/null: found a character device, expected a games file"),
+    # fuzz (checked before any play)
+    ([*F, "--minutes", "inf"], "--minutes inf is not allowed: expected a number of minutes"),
+    ([*F, "--batch", "1000000000"], "--batch 1000000000 needs about"),
+    ([*F, "--out", "{tmp}/garbage.pt"], "garbage.pt is a file: expected a folder"),
+    ([*F, "--out", "{tmp}/garbage.pt/sub"], "lies under the file"),
+    # ladder (checked before any rung is played or any folder made)
+    ([*L, "--out", "{tmp}/garbage.pt"], "garbage.pt is a file: expected a folder"),
+    ([*L, "--work", "{tmp}/garbage.pt"], "--work {tmp}/garbage.pt is a file"),
+    ([*L, "--rungs", "random,nosuch"], "rung 'nosuch': unknown agent 'nosuch' for four_aces"),
+    ([*L, "--worlds", "0"], "--worlds='0': 0 worlds is not allowed: expected integers in"),
+    ([*L, "--worlds", "99999999999"], "99999999999 worlds is not allowed"),
+    ([*L, "--seed", "-1"], "--seed -1 is not allowed: expected an integer >= 0"),
+    ([*L, "--confirm-seed", "-5"], "--confirm-seed -5 is not allowed"),
+    # exploit (checked before any training)
+    ([*E, "--seed", "-1"], "--seed=-1 is not allowed: expected an integer in [0, 4_294_967_295]"),
+    ([*E, "--deals", "1000000000000"], "--deals=1000000000000 is not allowed"),
+    ([*E, "--out", "{tmp}/garbage.pt/sub"], "lies under the file"),
     # serve (checked before the server starts)
     (["serve", "--port", "99999"], "--port 99999 is not allowed: expected an integer 1..65535"),
     (["serve", "--port", "-1"], "--port -1 is not allowed"),
