@@ -16,7 +16,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from training.config import ALGOS, load_config
+from training.config import ALGOS, load_config, parse_setting
 
 #: config field (dotted: a section's) -> the option that overrides it
 OVERRIDES = {"total_steps": "total_steps", "max_minutes": "max_minutes", "algo": "algo",
@@ -42,6 +42,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="continue the run in --out from its last checkpoint (the config "
                              "must be the run's; only --total-steps and --max-minutes may "
                              "change)")
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                        dest="settings",
+                        help="set any config field, dotted for a section's (repeatable): "
+                             "--set ppo.learning_rate=1.0e-4 --set options.variant=three; "
+                             "the value is read as YAML reads it and checked with the file")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -52,6 +57,8 @@ def resume_command(args: argparse.Namespace, run_dir: Path) -> str:
         value = getattr(args, option)
         if value is not None:
             parts += [f"--{option.replace('_', '-')}", str(value)]
+    for setting in getattr(args, "settings", []):
+        parts += ["--set", setting]
     parts += ["--out", str(run_dir), "--resume"]
     return " ".join(shlex.quote(part) for part in parts)
 
@@ -61,8 +68,9 @@ def run(args: argparse.Namespace) -> int:
     from training.resume import Interrupted
     from training.train import train
 
+    settings = dict(parse_setting(setting) for setting in args.settings)
     cfg = load_config(args.config, {field: getattr(args, option)
-                                    for field, option in OVERRIDES.items()})
+                                    for field, option in OVERRIDES.items()}, settings)
     run_dir = Path(args.out or f"runs/{Path(args.config).stem}_s{cfg.seed}")
     try:
         summary = train(cfg, run_dir, resume=args.resume, progress=not args.no_progress)

@@ -758,23 +758,45 @@ def check_config(cfg: TrainConfig, source: str = "training config") -> TrainConf
 
 
 # -- building and loading -----------------------------------------------------------------------
-def merge_overrides(data: Mapping | None, overrides: Mapping[str, Any] | None) -> dict:
+def merge_overrides(data: Mapping | None, overrides: Mapping[str, Any] | None,
+                    keep_none: bool = False) -> dict:
     """A copy of the parsed mapping ``data`` with ``overrides`` set in it.
 
     ``overrides`` maps field names to values; a ``None`` value is skipped (an option not
-    given) and a dotted name (``ppo.learning_rate``) sets a field of a section.
+    given; with ``keep_none`` it sets the field to None, ``--set field=null``) and a
+    dotted name (``ppo.learning_rate``, ``distill.teacher_kwargs.worlds``) sets a field of
+    a section, at any depth.
     """
     merged = dict(data or {})
     for name, value in (overrides or {}).items():
-        if value is None:
+        if value is None and not keep_none:
             continue
-        section, _, key = name.rpartition(".")
-        if section:
-            current = merged.get(section)
-            merged[section] = {**(current if isinstance(current, Mapping) else {}), key: value}
-        else:
-            merged[key] = value
+        *sections, key = name.split(".")
+        target = merged
+        for section in sections:  # copy each mapping on the way: data is left unchanged
+            current = target.get(section)
+            target[section] = dict(current) if isinstance(current, Mapping) else {}
+            target = target[section]
+        target[key] = value
     return merged
+
+
+def parse_setting(setting: str) -> tuple[str, Any]:
+    """``("ppo.learning_rate", 1.0e-4)`` from the command line's ``--set
+    ppo.learning_rate=1.0e-4``: a dotted field name, ``=``, and a value read as YAML reads
+    it (``1.0e-4`` a number, ``[64, 64]`` a list, ``null`` None, ``three`` text).
+    ``ValueError`` naming the setting when it has no ``=`` or a value YAML cannot read."""
+    name, sep, text = setting.partition("=")
+    name = name.strip()
+    if not sep or not name or any(not part for part in name.split(".")):
+        raise ValueError(f"--set {setting!r}: expected FIELD=VALUE with a dotted field name, "
+                         "e.g. --set ppo.learning_rate=1.0e-4 or --set options.variant=three")
+    try:
+        value = yaml.safe_load(text) if text.strip() else ""
+    except yaml.YAMLError as error:
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise ValueError(f"--set {setting!r}: the value is not valid YAML ({problem})") from None
+    return name, value
 
 
 def config_from_dict(data: Mapping | None, source: str = "training config") -> TrainConfig:
@@ -876,13 +898,16 @@ def read_config_file(path: str | Path) -> dict:
     return dict(data)
 
 
-def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None) -> TrainConfig:
+def load_config(path: str | Path, overrides: Mapping[str, Any] | None = None,
+                settings: Mapping[str, Any] | None = None) -> TrainConfig:
     """The validated :class:`TrainConfig` of a YAML file, with ``overrides`` (field name ->
-    value, see :func:`merge_overrides`) merged in before validation. One ``ValueError``
+    value, see :func:`merge_overrides`; None: not given) and then ``settings`` (the same,
+    None setting the field to None: ``--set``) merged in before validation. One ``ValueError``
     names the file (and the overrides given) and every problem; nothing is created."""
     data = read_config_file(path)
     given = {k: v for k, v in (overrides or {}).items() if v is not None}
+    given.update(settings or {})
     source = f"config file {path}"
     if given:
         source += " with " + ", ".join(f"{k}={v!r}" for k, v in given.items())
-    return config_from_dict(merge_overrides(data, given), source)
+    return config_from_dict(merge_overrides(data, given, keep_none=True), source)

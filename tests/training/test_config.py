@@ -15,6 +15,7 @@ from training.config import (
     LIMITS,
     DistillConfig,
     EvalConfig,
+    ExitConfig,
     Interval,
     PPOConfig,
     TrainConfig,
@@ -38,7 +39,7 @@ def field_docstrings(cls) -> dict[str, str]:
 
 def test_every_field_is_documented_with_its_range():
     sections = ((TrainConfig, ""), (PPOConfig, "ppo."), (EvalConfig, "eval."),
-                (DistillConfig, "distill."))
+                (DistillConfig, "distill."), (ExitConfig, "exit."))
     for cls, prefix in sections:
         docs = field_docstrings(cls)
         for f in dataclasses.fields(cls):
@@ -194,3 +195,48 @@ def test_a_distill_field_belongs_in_its_section():
     with pytest.raises(ValueError, match=r"holdout: unknown field; holdout belongs in the "
                                          r"distill: section"):
         config_from_dict({"holdout": 0.1})
+
+
+@pytest.mark.parametrize("setting, field, value", [
+    ("ppo.learning_rate=1.0e-4", ("ppo", "learning_rate"), 1e-4),
+    ("options.variant=three", ("options", "variant"), "three"),
+    ("ppo.hidden=[64, 32]", ("ppo", "hidden"), [64, 32]),
+    ("ppo.norm_adv=false", ("ppo", "norm_adv"), False),
+    ("ppo.target_kl=null", ("ppo", "target_kl"), None),
+    ("num_games=8", ("num_games",), 8),
+])
+def test_set_reaches_every_field_type(setting, field, value):
+    """``cardrl train --set FIELD=VALUE``: any field, dotted for a section's, read as YAML."""
+    from training.config import load_config, parse_setting
+
+    name, parsed = parse_setting(setting)
+    cfg = load_config("configs/abracadabra_four.yaml", settings={name: parsed})
+    found = cfg
+    for part in field:
+        found = found[part] if isinstance(found, dict) else getattr(found, part)
+    assert found == value
+
+
+@pytest.mark.parametrize("setting, message", [
+    ("ppo.learning_rate", "expected FIELD=VALUE"),
+    ("ppo..gamma=1", "expected FIELD=VALUE"),
+    ("ppo.hidden=[64", "not valid YAML"),
+])
+def test_a_malformed_set_is_one_line(setting, message):
+    from training.config import parse_setting
+
+    with pytest.raises(ValueError, match=message):
+        parse_setting(setting)
+
+
+@pytest.mark.parametrize("setting, message", [
+    ("ppo.learning_rate=1e-4", "write 1.0e-4"),
+    ("ppo.gama=0.9", "did you mean 'gamma'"),
+    ("num_games=0", "num_games"),
+])
+def test_a_bad_set_value_is_refused_with_the_file(setting, message):
+    from training.config import load_config, parse_setting
+
+    with pytest.raises(ValueError, match=message) as error:
+        load_config("configs/abracadabra_four.yaml", settings=dict([parse_setting(setting)]))
+    assert "\n" not in str(error.value)
