@@ -112,6 +112,7 @@ def run_bidbench(
     batch: int = 500,
     progress: bool = True,
     trust_pickle: bool = False,
+    player_kwargs: dict | None = None,
 ) -> BidbenchResult:
     """Play the benchmark (module docstring) and summarise it.
 
@@ -125,6 +126,8 @@ def run_bidbench(
         progress: show a tqdm bar of batches.
         trust_pickle: policies (``policy``, ``policy:PATH``) also load checkpoints that load
             only by unpickling them (:data:`agents.policy.checkpoint.TRUST_PICKLE_HELP`).
+        player_kwargs: keyword arguments of the card player (e.g. ``{"worlds": 8}`` for a
+            ``pimc`` player).
     """
     from tqdm import tqdm
 
@@ -142,16 +145,19 @@ def run_bidbench(
     config = AbracadabraConfig(variant=variant)
     P = config.num_players
 
-    def make(name: str, agent_seed: int):  # trust_pickle goes to policies only
+    def make(name: str, agent_seed: int, **kwargs):  # trust_pickle goes to policies only
         policy = agents.is_policy_spec(name)
-        agent = agents.make_from_spec(name, "abracadabra", seed=agent_seed,
-                                      **({"trust_pickle": True} if policy and trust_pickle
-                                         else {}))  # fmt: skip
+        if policy and trust_pickle:
+            kwargs["trust_pickle"] = True
+        try:
+            agent = agents.make_from_spec(name, "abracadabra", seed=agent_seed, **kwargs)
+        except TypeError as error:  # an argument the agent does not take
+            raise ValueError(f"agent {name!r} refuses {kwargs}: {error}") from None
         if hasattr(agent, "check_options"):  # a policy without a network for this variant
             agent.check_options({"variant": variant})
         return agent
 
-    play_agent = make(player, seed)
+    play_agent = make(player, seed, **(player_kwargs or {}))
     bid_agents = {b: make(b, seed + 1 + i) for i, b in enumerate(bidders)}
     composite = {b: BidThenPlay(a, play_agent, LAYOUT["phase"]) for b, a in bid_agents.items()}
     keys = np.random.default_rng(seed).integers(0, 2**63, size=deals, dtype=np.int64)
@@ -191,7 +197,8 @@ def run_bidbench(
     return BidbenchResult(
         same=same_table(pd.DataFrame(same_rows), bidders),
         mixed=mixed_table(pd.DataFrame(mixed_rows), bidders),
-        variant=variant, num_players=P, deals=deals, rotations=rotations, player=player,
+        variant=variant, num_players=P, deals=deals, rotations=rotations,
+        player=player + "".join(f" {k}={v}" for k, v in (player_kwargs or {}).items()),
         seconds=seconds,
     )  # fmt: skip
 

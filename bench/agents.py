@@ -209,8 +209,11 @@ def measure_agents(
     repeats: int,
     clock: str = "wall",
     seed: int = 0,
+    search_batches: list[int] | None = None,
 ) -> tuple[list[AgentRow], list[str]]:
-    """Time every registered agent of ``games`` (or only ``names``) at ``batches``.
+    """Time every registered agent of ``games`` (or only ``names``) at ``batches``; a
+    search agent at ``search_batches`` games per call (None: 1 and at most
+    :data:`SEARCH_BATCH`).
 
     Returns the rows and notes (agents skipped, and why). ``ValueError`` for a name that
     no measured game has, a batch below 1 or a bad budget."""
@@ -242,7 +245,8 @@ def measure_agents(
             with one_core():
                 _torch_one_thread()
                 if getattr(agent, "needs_engine", False):
-                    sizes = sorted({1, min(max(batches), SEARCH_BATCH)})
+                    sizes = sorted(set(search_batches or
+                                       {1, min(max(batches), SEARCH_BATCH)}))
                     engine = live_games(game, max(sizes), seed=seed)
                     for b in sizes:
                         rate = time_search_agent(agent, engine, b, seconds, repeats, timer)
@@ -274,8 +278,8 @@ def render_markdown(rows: list[AgentRow], notes: list[str], command: str, clock:
         f"one core; median of {repeats} runs of at least {seconds:g} s after a warm-up call",
         "- positions: decisions of heuristic self-play, drawn uniformly; "
         + "; ".join(f"{g}: {config_label(g)}" for g in AGENT_CONFIGS),
-        f"- search agents (`needs_engine`): live games at random decision points, batch 1 "
-        f"and at most {SEARCH_BATCH} games per call",
+        "- search agents (`needs_engine`): live games at random decision points, the "
+        "games per call in the batch column",
         "",
         "| agent | game | batch | decisions/s | ms/decision |",
         "|---|---|---|---|---|",

@@ -167,6 +167,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "and 8192 unless --batch is given; search agents at batch 1 and a small batch. "
         "Written to runs/bench/agents.md unless --out is given (bench.agents)",
     )
+    parser.add_argument(
+        "--search-batch", type=_batch_sizes, default=None, metavar="N,N,...",
+        help="with --agents: the games a search agent is timed on per call (default: 1 and "
+        "8); a teacher's batch, e.g. 64, measures its labels per second",
+    )
     parser.set_defaults(_bench_defaults={"out": parser.get_default("out"),
                                          "batch": parser.get_default("batch")})
 
@@ -258,7 +263,8 @@ def run_agents(args: argparse.Namespace) -> int:
     games = GAMES if args.game == "all" else (args.game,)
     load = load_average()
     rows, notes = measure_agents(games, names, batches, args.seconds, args.repeats,
-                                 clock=args.clock, seed=args.seed)
+                                 clock=args.clock, seed=args.seed,
+                                 search_batches=args.search_batch)
     parts = ["cardrl bench --agents" + ("" if names is None else " " + ",".join(names)),
              f"--game {args.game}", "--batch " + ",".join(str(b) for b in batches),
              f"--seconds {args.seconds:g}", f"--repeats {args.repeats}", f"--out {out}"]
@@ -268,6 +274,8 @@ def run_agents(args: argparse.Namespace) -> int:
         parts.append(f"--clock {args.clock}")
     if args.seed:
         parts.append(f"--seed {args.seed}")
+    if args.search_batch:
+        parts.append("--search-batch " + ",".join(str(b) for b in args.search_batch))
     text = render_markdown(rows, notes, " ".join(parts), args.clock, args.seconds,
                            args.repeats, load)
     print(f"wrote {write_report(text, out)}")

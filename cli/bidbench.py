@@ -37,6 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--player", default="heuristic",
                         help="agent that plays the cards, shows and calls for every "
                              "seat (default heuristic)")
+    parser.add_argument("--player-arg", action="append", default=[], metavar="KEY=VALUE",
+                        help="a keyword argument of the --player agent (repeatable), e.g. "
+                             "--player pimc --player-arg worlds=8")
     parser.add_argument("--variant", default="four",
                         help="Abracadabra variant: four, three, two_dummy, two (default four)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the dealt keys")
@@ -57,7 +60,9 @@ def command_line(args: argparse.Namespace) -> str:
     """The command as the report prints it, every argument spelled out (shell-quoted)."""
     return shlex.join([
         "cardrl", "bidbench", "--deals", str(args.deals), "--bidders", args.bidders,
-        "--player", args.player, "--variant", args.variant, "--seed", str(args.seed),
+        "--player", args.player,
+        *[part for arg in args.player_arg for part in ("--player-arg", arg)],
+        "--variant", args.variant, "--seed", str(args.seed),
         "--batch", str(args.batch), "--out", str(args.out),
         *(["--trust-pickle"] if args.trust_pickle else []),
     ])  # fmt: skip
@@ -80,12 +85,14 @@ def run(args: argparse.Namespace) -> int:
     """Play the benchmark, write its files and print the report; a bad argument is a
     ValueError with the whole message."""
     from arena.bidbench import run_bidbench, write_outputs
+    from cli.tournament import _pairs
 
     check_arguments(args)
+    player_kwargs = dict(_pairs(args.player_arg, "--player-arg"))
     bidders = [b.strip() for b in args.bidders.split(",") if b.strip()]
     result = run_bidbench(bidders, player=args.player, variant=args.variant,
                           deals=args.deals, seed=args.seed, batch=args.batch,
-                          progress=not args.no_progress,
-                          trust_pickle=args.trust_pickle)  # fmt: skip
+                          progress=not args.no_progress, trust_pickle=args.trust_pickle,
+                          player_kwargs=player_kwargs)  # fmt: skip
     print(write_outputs(result, args.out, command_line(args)))
     return 0

@@ -91,3 +91,20 @@ def test_same_table_pairs_the_declarer_hit_difference_by_deal():
     assert (second.declarer_hit_diff, second.declarer_hit_diff_low,
             second.declarer_hit_diff_high) == pytest.approx((mean, low, high))
     assert mean == 0.25
+
+
+def test_bidbench_plays_the_cards_with_a_search(tmp_path):
+    """``--player pimc`` (any agent, a search included, with its ``--player-arg``): the
+    bidders' bids, the search's card play; the command at the top repeats the argument."""
+    out = tmp_path / "bb"
+    rc = main(["bidbench", "--deals", "2", "--batch", "2", "--bidders", "sure_tricks,control",
+               "--player", "pimc", "--player-arg", "worlds=1", "--variant", "two",
+               "--out", str(out), "--no-progress"])  # fmt: skip
+    assert rc == 0
+    md = (out / "bidbench.md").read_text()
+    assert "--player pimc --player-arg worlds=1" in md and "card play by `pimc worlds=1`" in md
+    same = pd.read_csv(out / "bidbench_same.csv")
+    assert set(same["bidder"]) == {"sure_tricks", "control"}
+    with pytest.raises(ValueError, match="refuses"):
+        run_bidbench(["control"], player="heuristic", player_kwargs={"worlds": 1}, deals=1,
+                     progress=False)
