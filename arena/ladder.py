@@ -66,14 +66,19 @@ class Rung:
 
 
 def default_rungs(game: str, worlds: list[int], rollout: str | None = None,
-                  objective: str = "points") -> list[Rung]:
-    """The base rungs of ``game`` and one PIMC rung per world count (``pimc<W>``)."""
+                  objective: str = "points", guided_worlds: list[int] = ()) -> list[Rung]:
+    """The base rungs of ``game``, one PIMC rung per world count (``pimc<W>``) and one
+    network-guided search rung per count of ``guided_worlds`` (``pimc_policy<W>``: PIMC
+    with the committed policy's rollouts)."""
     rungs = [Rung(name, name) for name in BASE_RUNGS[game]]
     for w in worlds:
         kwargs = {"worlds": int(w), "objective": objective}
         if rollout is not None:
             kwargs["rollout"] = rollout
         rungs.append(Rung(f"pimc{w}", "pimc", kwargs))
+    for w in guided_worlds:
+        rungs.append(Rung(f"pimc_policy{w}", "pimc_policy",
+                          {"worlds": int(w), "objective": objective}))
     return rungs
 
 

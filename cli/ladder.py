@@ -42,6 +42,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated world counts of the PIMC rungs (default 8,32)")
     parser.add_argument("--rollout", default=None,
                         help="PIMC rollout policy (default: the agent's default)")
+    parser.add_argument("--guided-worlds", default="",
+                        help="comma-separated world counts of the network-guided search "
+                             "rungs (pimc_policy: PIMC with the policy network's rollouts; "
+                             "default: none)")
     parser.add_argument("--objective", default="points", choices=("points", "relative"),
                         help="PIMC objective (default points)")
     parser.add_argument("--rungs", default=None,
@@ -75,6 +79,8 @@ def command_line(args: argparse.Namespace) -> str:
     words += ["--deals", str(args.deals), "--seed", str(args.seed), "--worlds", args.worlds]
     if args.rollout is not None:
         words += ["--rollout", args.rollout]
+    if args.guided_worlds:
+        words += ["--guided-worlds", args.guided_worlds]
     words += ["--objective", args.objective]
     if args.rungs is not None:
         words += ["--rungs", args.rungs]
@@ -85,6 +91,21 @@ def command_line(args: argparse.Namespace) -> str:
     if args.work is not None:
         words += ["--work", str(args.work)]
     return shlex.join(words)
+
+
+def world_counts(text: str, flag: str) -> list[int]:
+    """The world counts of ``flag``'s comma-separated ``text``; ValueError naming the flag
+    for a count that is not an integer in [1, MAX_WORLDS]."""
+    try:
+        worlds = [int(w) for w in text.split(",") if w.strip()]
+    except ValueError:
+        raise ValueError(f"{flag}={text!r}: expected comma-separated integers, "
+                         "e.g. 8,32") from None
+    for w in worlds:
+        if not 1 <= w <= MAX_WORLDS:
+            raise ValueError(f"{flag}={text!r}: {w} worlds is not allowed: expected "
+                             f"integers in [1, {MAX_WORLDS:_}] (PIMC's largest rollout batch)")
+    return worlds
 
 
 def run(args: argparse.Namespace) -> int:
@@ -112,22 +133,15 @@ def run(args: argparse.Namespace) -> int:
                          ("--workers", args.workers), ("--chunk-size", args.chunk_size)):
         if number < 1:
             raise ValueError(f"{name}={number} is not allowed: expected an integer >= 1")
-    try:
-        worlds = [int(w) for w in args.worlds.split(",") if w.strip()]
-    except ValueError:
-        raise ValueError(f"--worlds={args.worlds!r}: expected comma-separated integers, "
-                         "e.g. 8,32") from None
-    for w in worlds:
-        if not 1 <= w <= MAX_WORLDS:
-            raise ValueError(f"--worlds={args.worlds!r}: {w} worlds is not allowed: expected "
-                             f"integers in [1, {MAX_WORLDS:_}] (PIMC's largest rollout batch)")
+    worlds = world_counts(args.worlds, "--worlds")
+    guided = world_counts(args.guided_worlds, "--guided-worlds")
     for flag, seed in (("--seed", args.seed), ("--confirm-seed", args.confirm_seed)):
         if seed is not None and seed < 0:
             raise ValueError(f"{flag} {seed} is not allowed: expected an integer >= 0")
-    rungs = default_rungs(args.game, worlds, args.rollout, args.objective)
+    rungs = default_rungs(args.game, worlds, args.rollout, args.objective, guided)
     if args.rungs is not None:
         base = [Rung(n.strip(), n.strip()) for n in args.rungs.split(",") if n.strip()]
-        rungs = base + [r for r in rungs if r.name == "pimc"]
+        rungs = base + [r for r in rungs if r.name in ("pimc", "pimc_policy")]
     config = registry.make_config(args.game, **options)
     name = f"{args.game}_{config.variant if table == 'variant' else f'{config.num_players}p'}"
     if not rungs:

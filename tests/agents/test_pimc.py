@@ -448,12 +448,13 @@ def test_ladder_command_tiny(tmp_path):
 
     out = tmp_path / "ladder"
     rc = main(["ladder", "--game", "abracadabra", "--variant", "two", "--deals", "2",
-               "--worlds", "2", "--rungs", "random", "--timing-deals", "1",
-               "--out", str(out), "--work", str(tmp_path / "work")])
+               "--worlds", "2", "--guided-worlds", "1", "--rungs", "random",
+               "--timing-deals", "1", "--out", str(out), "--work", str(tmp_path / "work")])
     assert rc == 0
     md = (out / "abracadabra_two.md").read_text()
     assert "cardrl ladder --game abracadabra --variant two --deals 2" in md
     assert "| random | 0 | 2 |" in md and "| pimc2 | 0 | 2 |" in md
+    assert "| pimc_policy1 | 0 | 2 |" in md  # the network-guided search's rung
     assert "--agents pimc2=pimc,heuristic" in md  # the tournament of the rung
     assert (out / "abracadabra_two.png").stat().st_size > 0
     from cli import ladder as ladder_command
@@ -461,6 +462,7 @@ def test_ladder_command_tiny(tmp_path):
 
     for argv, message in ((["--players", "4"], "--players does not apply"),
                           (["--worlds", "8,x"], "--worlds='8,x'"),
+                          (["--guided-worlds", "0"], "--guided-worlds='0'"),
                           (["--deals", "0"], "--deals=0")):
         args = build_parser().parse_args(["ladder", "--game", "abracadabra", *argv])
         with pytest.raises(ValueError, match=message):
