@@ -193,9 +193,17 @@ class BatchEngineAEC(AECEnv):
         """Play ``action`` (an integer id, see :func:`action_id`) for the agent to act;
         ``None`` for an agent whose game is over. A non-integer or out-of-range action
         raises ``ValueError`` whatever ``illegal_action`` says; an illegal one (in range,
-        not in the mask) raises or ends the game (``illegal_action``)."""
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        not in the mask) raises or ends the game (``illegal_action``). Once every agent
+        has left (``agents`` is empty), ``step(None)`` does nothing (PettingZoo's
+        convention for finished agents) and any other action is a ``ValueError`` saying to
+        call ``reset()``; so is a step before the first ``reset()``."""
+        try:
+            agent = self.agent_selection
+            dead = self.terminations[agent] or self.truncations[agent]
+        except (KeyError, AttributeError):  # every agent has left, or no reset yet
+            self._step_without_agents(action)
+            return
+        if dead:
             self._was_dead_step(action)  # PettingZoo's: ValueError unless action is None
             return
         if action is None:
@@ -218,6 +226,16 @@ class BatchEngineAEC(AECEnv):
             self._after_change(deal_over=True)
         if self.render_mode == "human":
             self.render()
+
+    def _step_without_agents(self, action: int | None) -> None:
+        """``step`` when no agent is left to act: None is a no-op (the last agents' dead
+        steps are done), anything else a ValueError naming what to do."""
+        if not hasattr(self, "terminations"):
+            raise ValueError(f"step({action!r}) before reset(): call reset() first")
+        if action is not None:
+            raise ValueError(f"step({action!r}) after the game ended: every agent has "
+                             f"finished and left (agents is empty); the only valid action "
+                             f"is None, or call reset() to play again")
 
     def state(self) -> np.ndarray:
         """float32 [state_space.shape[0]]: the global state, for centralised critics (a

@@ -6,6 +6,7 @@ and the registry of the PettingZoo versions that have one."""
 from __future__ import annotations
 
 import importlib.util
+import re
 import warnings
 
 import numpy as np
@@ -202,6 +203,30 @@ def test_property_anything_but_an_integer_id_in_range_is_refused(game, action, o
         with pytest.raises(ValueError, match="is not an action id|is out of range"):
             env.step(bad)
     assert same(before, game_arrays(env))
+
+
+@pytest.mark.parametrize(("game", "options"), SMALL)
+def test_raw_env_after_the_game_takes_none_and_refuses_an_action_in_one_clear_error(game,
+                                                                                     options):
+    """Once every agent has left, ``step(None)`` does nothing (PettingZoo's convention for
+    finished agents) and an action is a ValueError saying to reset, not a KeyError; before
+    the first reset, a ValueError too."""
+    raw = MODULES[game].raw_env(**options)
+    with pytest.raises(ValueError, match=r"step\(0\) before reset\(\): call reset\(\) first"):
+        raw.step(0)
+    for _ in play(raw, np.random.default_rng(0), episodes=1):
+        pass
+    assert raw.agents == []
+    before = game_arrays(raw)
+    raw.step(None)
+    for action in (0, np.int64(1)):
+        with pytest.raises(ValueError, match=rf"step\({re.escape(repr(action))}\) after the "
+                                             r"game ended: every agent has finished .*call "
+                                             r"reset\(\) to play"):
+            raw.step(action)
+    assert same(before, game_arrays(raw))
+    raw.reset(seed=1)  # and it plays again
+    assert raw.agents == raw.possible_agents
 
 
 # -- illegal actions: raise (default) or terminate --------------------------------------------
