@@ -203,7 +203,6 @@ from envs.cards import NUM_CARDS
 from envs.core import ObservationLayout
 from envs.pettingzoo_base import (
     BatchEngineAEC,
-    register_aec,
     seat_flags,
     standard_wrappers,
 )
@@ -348,6 +347,3 @@ class raw_env(BatchEngineAEC):  # noqa: N801 - PettingZoo's naming convention
         seat = int(s.current_player[0])
         if seat >= 0:
             out[_HIDDEN["to_act"].start + seat] = 1.0
-
-
-register_aec("cardgames/abracadabra_v1", entry_point=f"{__name__}:env")

@@ -164,7 +164,6 @@ from envs.four_aces.rules import (
 from envs.four_aces.scoring import score_cards
 from envs.pettingzoo_base import (
     BatchEngineAEC,
-    register_aec,
     seat_flags,
     standard_wrappers,
 )
@@ -310,6 +309,3 @@ class raw_env(BatchEngineAEC):  # noqa: N801 - PettingZoo's naming convention
         seat = int(st.current_player[0])
         if seat >= 0:
             out[_HIDDEN["to_act"].start + seat] = 1.0
-
-
-register_aec("cardgames/four_aces_v0", entry_point=f"{__name__}:env")
