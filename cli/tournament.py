@@ -7,8 +7,9 @@ and the SHA-256 of every checkpoint the entrants load), ``games.csv`` (one row p
 rotation and seat; appended as chunks finish, so a rerun of the same command resumes),
 ``summary.csv``, ``head_to_head.csv``, ``summary.md`` (headed by the exact command that
 regenerates the folder), ``points.png`` and ``head_to_head.png``. Every refusal (a bad
-argument, a folder of another tournament or with changed checkpoints, a corrupt file) is a
-``ValueError`` with the whole message.
+argument, a folder of another tournament or with changed checkpoints, a folder holding
+other files without ``--force``, a corrupt file) is a ``ValueError`` with the whole
+message, before the folder is created or changed.
 """
 
 from __future__ import annotations
@@ -102,6 +103,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "command to resume an interrupted run (refused if a checkpoint it loads changed)",
     )
     parser.add_argument(
+        "--force",
+        action="store_true",
+        help="write into an existing --out folder that holds other files and no tournament "
+        "(refused without it); a tournament's own folder is resumed without it",
+    )
+    parser.add_argument(
         "--save-games",
         metavar="FILE",
         help="append every game played to FILE as JSON lines (see cardrl replay)",
@@ -184,6 +191,7 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         command=command,
         save_games=args.save_games,
+        force=args.force,
         **arguments,
     )
     table = result.summary[

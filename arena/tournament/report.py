@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -82,7 +83,9 @@ def summary_markdown(result: TournamentResult, command: str | None = None) -> st
 def write_outputs(
     result: TournamentResult, out_dir: Path, command: str | None = None
 ) -> list[Path]:
-    """Write summary.csv, head_to_head.csv, summary.md, points.png, head_to_head.png; return
+    """Write summary.csv, head_to_head.csv, summary.md, points.png, head_to_head.png, each
+    through ``NAME.tmp`` and all moved into place only once every one is written (when one
+    fails, e.g. on a full disk, the earlier files stay and no ``.tmp`` is left); return
     every file of the tournament's folder, games.csv first."""
     paths = {
         "summary": out_dir / "summary.csv",
@@ -91,11 +94,18 @@ def write_outputs(
         "points": out_dir / "points.png",
         "matrix": out_dir / "head_to_head.png",
     }
-    result.summary.to_csv(paths["summary"], index=False)
-    result.head_to_head.to_csv(paths["h2h"], index=False)
-    paths["md"].write_text(summary_markdown(result, command))
-    plot_points(result, paths["points"])
-    plot_head_to_head(result, paths["matrix"])
+    tmps = {key: path.with_name(path.name + ".tmp") for key, path in paths.items()}
+    try:  # every file whole or none replaced: each is written beside it first
+        result.summary.to_csv(tmps["summary"], index=False)
+        result.head_to_head.to_csv(tmps["h2h"], index=False)
+        tmps["md"].write_text(summary_markdown(result, command))
+        plot_points(result, tmps["points"])
+        plot_head_to_head(result, tmps["matrix"])
+        for key, path in paths.items():
+            os.replace(tmps[key], path)
+    finally:
+        for tmp in tmps.values():
+            tmp.unlink(missing_ok=True)
     return [out_dir / GAMES_FILE, *paths.values()]
 
 
@@ -119,7 +129,7 @@ def plot_points(result: TournamentResult, path: Path) -> None:
     ax.set_title(f"{result.spec.game}: {result.spec.deals} deals x all seat rotations")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, format="png")
     plt.close(fig)
 
 
@@ -156,5 +166,5 @@ def plot_head_to_head(result: TournamentResult, path: Path) -> None:
     ax.set_title("mean points per deal, agent minus opponent")
     fig.colorbar(image, ax=ax, shrink=0.8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, format="png")
     plt.close(fig)

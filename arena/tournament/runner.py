@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from arena import stats
@@ -17,7 +18,13 @@ from arena.tournament.inputs import collect_inputs
 from arena.tournament.report import write_outputs
 from arena.tournament.result import TournamentResult, summary_table
 from arena.tournament.spec import CHUNK_SIZE, TournamentSpec, make_spec
-from arena.tournament.storage import GAMES_FILE, append_games, prepare_dir, write_games
+from arena.tournament.storage import (
+    GAMES_FILE,
+    append_games,
+    prepare_dir,
+    store_records,
+    write_games,
+)
 
 
 def run_tournament(
@@ -37,6 +44,7 @@ def run_tournament(
     on_chunk: Callable[[int], None] | None = None,
     save_games: str | os.PathLike | None = None,
     trust_pickle: bool = False,
+    force: bool = False,
 ) -> TournamentResult:
     """Play a duplicate-deal tournament (:mod:`arena.tournament.schedule`) and compute its
     statistics.
@@ -61,16 +69,19 @@ def run_tournament(
         on_chunk: called with the chunk index after each chunk is stored (tests use it
             to interrupt a run).
         save_games: append every game played by this call to this JSON-lines file
-            (:mod:`records.format`; ``cardrl replay FILE`` tells or checks them).
+            (:mod:`records.format`; ``cardrl replay FILE`` tells or checks them). With
+            ``out_dir``, each game is there exactly once after any interruption and resume
+            (:mod:`arena.tournament.storage`).
         trust_pickle: policy entrants also load checkpoints that load only by unpickling
             them (:data:`agents.policy.checkpoint.TRUST_PICKLE_HELP`); not part of the
             results, so a resume with or without it is the same tournament.
+        force: write into an existing ``out_dir`` that holds other files and no tournament
+            (refused otherwise, :func:`arena.tournament.storage.check_dir`).
 
     Every argument, every entrant (built once) and the output folder are checked before
-    anything is written; a problem is a ``ValueError`` with the whole message.
+    anything is written; a problem is a ``ValueError`` with the whole message, and so is a
+    file that cannot be read or written (a full disk): the chunks stored so far are kept.
     """
-    from tqdm import tqdm
-
     spec = make_spec(game, agent_names, deals, seed, options, episode, agent_kwargs, chunk_size,
                      trust_pickle)  # fmt: skip
     check_backend(backend)
@@ -82,13 +93,36 @@ def run_tournament(
     inputs = collect_inputs(spec.labels, build_entrants(spec))
     start = time.perf_counter()
     out = Path(out_dir) if out_dir is not None else None
-    done = prepare_dir(spec, out, inputs) if out is not None else {}
+    try:
+        return _play(spec, out, inputs, force, workers, backend, progress, command, on_chunk,
+                     None if save_games is None else Path(save_games), start)
+    except OSError as error:  # a full disk, a folder that cannot be written: one line
+        raise ValueError(_stored_failure(error, out)) from None
+
+
+def _stored_failure(error: OSError, out: Path | None) -> str:
+    """The message for ``error`` raised while a tournament read or wrote its files."""
+    what = f"{error.filename}: " if error.filename else ""
+    kept = (f"; the chunks stored in {out / GAMES_FILE} so far are kept: rerun the same "
+            f"command to resume once that is fixed" if out is not None else "")
+    return f"{what}{error.strerror or error}{kept}"
+
+
+def _play(spec: TournamentSpec, out: Path | None, inputs: dict, force: bool, workers: int,
+          backend: str, progress: bool, command: str | None,
+          on_chunk: Callable[[int], None] | None, save_games: Path | None,
+          start: float) -> TournamentResult:
+    """Resume ``out``, play the missing chunks storing each as it finishes, then the
+    statistics and the report (:func:`run_tournament`, its arguments checked)."""
+    from tqdm import tqdm
+
+    done = prepare_dir(spec, out, inputs, force) if out is not None else {}
     missing = [c for c in range(spec.num_chunks) if c not in done]
     bar = tqdm(
         total=spec.deals,
         initial=sum(len(spec.chunk_deals(c)) for c in done),
         unit="deal",
-        desc=f"{game} tournament",
+        desc=f"{spec.game} tournament",
         disable=not progress,
     )
     played = sum(len(spec.chunk_deals(c)) for c in missing)
@@ -97,10 +131,8 @@ def run_tournament(
             spec, missing, workers, backend, save_games is not None
         ):
             done[chunk] = frame
-            if save_games is not None:
-                from records.format import write_games as write_records
-
-                write_records(save_games, records, append=True)
+            if save_games is not None:  # before the rows: a resume trims them, if need be
+                store_records(save_games, records, chunk, out)
             if out is not None:
                 append_games(out / GAMES_FILE, frame)
             bar.update(len(spec.chunk_deals(chunk)))
@@ -129,9 +161,11 @@ def run_tournament(
 
 def build_entrants(spec: TournamentSpec) -> list:
     """The entrants of chunk 0 (:func:`arena.tournament.chunk.check_agents`), each checked
-    to play the table of ``spec`` (an agent's ``check_options``: a policy without a network
-    for it); ValueError for a keyword argument an agent does not take or a table it does
-    not play."""
+    to play the table of ``spec``: an agent with ``check_options`` (a policy) is asked
+    about the table's options, then to act on the table's first decision (a network of
+    another observation size fails there); ValueError for a keyword argument an agent does
+    not take or a table it does not play. These entrants play no game: the chunks build
+    their own."""
     try:
         entrants = check_agents(spec)
     except TypeError as err:
@@ -140,14 +174,37 @@ def build_entrants(spec: TournamentSpec) -> list:
         given = {agent: sorted(kwargs) for agent, kwargs in spec.agent_kwargs.items()}
         raise ValueError(f"agent arguments {given}: {err}; expected the keyword arguments "
                          "of the agent's class (agents.make(NAME, GAME, **kwargs))") from None
+    probe = None
     for label, entrant in zip(spec.labels, entrants, strict=True):
         check_options = getattr(entrant, "check_options", None)
-        if check_options is not None:
-            try:
-                check_options(spec.options)
-            except ValueError as err:
-                raise ValueError(f"agent {label!r}: {err}") from None
+        if check_options is None:
+            continue
+        try:
+            check_options(spec.options)
+            if not getattr(entrant, "needs_engine", False):
+                # one decision of the table: what check_options cannot see (a network
+                # reading observations of another size) fails here, before any folder
+                probe = probe or _first_decision(spec)
+                entrant.act_batch(*probe)
+        except ValueError as err:
+            raise ValueError(f"agent {label!r}: {err}") from None
+        except RuntimeError as err:  # torch's shape errors: one line is enough
+            first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+            raise ValueError(f"agent {label!r} cannot act at a {spec.game} table of "
+                             f"{spec.options} ({first}); expected an agent for that "
+                             f"table") from None
     return entrants
+
+
+def _first_decision(spec: TournamentSpec) -> tuple[np.ndarray, np.ndarray]:
+    """(observations [1, D], masks [1, A]) of the first decision of a game of ``spec``'s
+    table: what an entrant sees first."""
+    from envs import registry
+
+    engine = registry.make_engine(spec.game, 1, **spec.options)
+    engine.reset(seed=spec.seed)
+    current = np.maximum(engine.current_player.astype(np.int64), 0)
+    return engine.observe(current), engine.legal_action_mask()
 
 
 def check_games_file(path: Path) -> None:

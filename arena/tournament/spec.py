@@ -20,6 +20,10 @@ from envs import registry
 
 #: default number of deals in a chunk (a batch holds chunk_size * P games)
 CHUNK_SIZE = 512
+#: the most deals of a tournament (games.csv holds P * P rows a deal: at 5 seats about
+#: 2.5 billion rows, tens of GB) and of a chunk (one batch of chunk_size * P games in memory)
+MAX_DEALS = 100_000_000
+MAX_CHUNK_SIZE = 65_536
 #: bump when the meaning of stored results changes, so that old runs are not resumed
 FORMAT_VERSION = 1
 #: the ``cardrl tournament`` flag of each table option (``registry.Game.table_option``)
@@ -136,10 +140,12 @@ def make_spec(
     episodes = registry.get(game).episodes  # checks the game name
     if episode not in episodes:
         raise ValueError(f"episode={episode!r} is not allowed: expected 'deal' or 'match'")
-    if not isinstance(deals, int) or deals < 1:
-        raise ValueError(f"deals={deals!r} is not allowed: expected an integer >= 1")
-    if not isinstance(chunk_size, int) or chunk_size < 1:
-        raise ValueError(f"chunk_size={chunk_size!r} is not allowed: expected an integer >= 1")
+    if not isinstance(deals, int) or not 1 <= deals <= MAX_DEALS:
+        raise ValueError(f"deals={deals!r} is not allowed: expected an integer "
+                         f"1..{MAX_DEALS:,}")
+    if not isinstance(chunk_size, int) or not 1 <= chunk_size <= MAX_CHUNK_SIZE:
+        raise ValueError(f"chunk_size={chunk_size!r} is not allowed: expected an integer "
+                         f"1..{MAX_CHUNK_SIZE:,}")
     labels, names = parse_agents(list(agent_names))
     if not labels:
         raise ValueError("a tournament needs at least one agent")

@@ -15,9 +15,16 @@ BACKENDS = ("local", "ray")
 
 
 def check_backend(backend: str) -> None:
-    """Refuse a backend name that is not one of :data:`BACKENDS`."""
+    """Refuse a backend name that is not one of :data:`BACKENDS`, or ``ray`` where Ray is
+    not installed (found without importing it)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend={backend!r} is not allowed: expected one of {BACKENDS}")
+    if backend == "ray":
+        import importlib.util
+
+        if importlib.util.find_spec("ray") is None:
+            raise ValueError("backend='ray' needs Ray, which is not installed: pip install "
+                             "'cardgames-rl[ray]' (or pip install ray), or use --backend local")
 
 
 def run_chunks(
