@@ -71,11 +71,11 @@ AGENT_ERRORS = (ValueError, TypeError, OSError, RuntimeError, MemoryError)
 
 
 class ApiError(Exception):
-    """A refused request: ``status`` (4xx) and a one-line ``message``."""
+    """A refused request: ``status`` (4xx), a one-line ``message`` and ``headers``."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None):
         super().__init__(message)
-        self.status, self.message = status, message
+        self.status, self.message, self.headers = status, message, headers
 
 
 async def _read_body(request: Request, limit: int) -> bytes:
@@ -95,7 +95,8 @@ async def _read_body(request: Request, limit: int) -> bytes:
                 if len(body) > limit:
                     raise ApiError(413, f"the request is larger than {limit} bytes")
     except TimeoutError:
-        raise ApiError(408, f"the body did not arrive within {BODY_SECONDS:g} s") from None
+        raise ApiError(408, f"the body did not arrive within {BODY_SECONDS:g} s",
+                       {"Connection": "close"}) from None
     except ClientDisconnect:
         raise ApiError(400, "the client went away before sending the whole body") from None
     return bytes(body)
@@ -231,11 +232,7 @@ def create_app(checkpoint_dirs: list[str | Path] | None = None,
 
     # -- replay -------------------------------------------------------------------------------
     def read_upload(raw: bytes, name: str) -> ReplaySession:
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ApiError(400, "the file is not UTF-8 text (a JSON-lines record file)") from None
-        replay = ReplaySession.from_text(text, name)
+        replay = ReplaySession.from_text(raw, name)
         if not len(replay):
             first = f": {replay.errors[0]}" if replay.errors else ""
             raise ApiError(400, "no game in this file" + first)
@@ -327,7 +324,7 @@ def create_app(checkpoint_dirs: list[str | Path] | None = None,
 
     # -- errors -------------------------------------------------------------------------------
     async def api_error(request: Request, exc: ApiError):
-        return error_response(exc.status, exc.message)
+        return error_response(exc.status, exc.message, exc.headers)
 
     async def busy(request: Request, exc: Busy):
         return error_response(503, str(exc), {"Retry-After": "5"})

@@ -31,16 +31,33 @@ class JSONLimitError(ValueError):
     answer with."""
 
 
+def _bare(raw: bytes) -> bytes:
+    """``raw`` with every string emptied (what is left is structure and numbers)."""
+    return _STRING.sub(b'""', raw) if b'"' in raw else raw
+
+
+def _count_values(bare: bytes) -> int:
+    return 1 + bare.count(b",") + bare.count(b"[") + bare.count(b"{")
+
+
+def _depth(bare: bytes, chunk: int = 1 << 20) -> int:
+    """The deepest nesting of ``bare`` (strings emptied), a MiB at a time."""
+    if bare.count(b"[") + bare.count(b"{") <= 1:
+        return min(1, bare.count(b"[") + bare.count(b"{"))
+    deepest = level = 0
+    for start in range(0, len(bare), chunk):
+        part = np.frombuffer(bare, np.uint8, min(chunk, len(bare) - start), start)
+        levels = np.cumsum(_OPEN[part], dtype=np.int32)
+        deepest = max(deepest, level + int(levels.max()))
+        level += int(levels[-1])
+    return deepest
+
+
 def measure(raw: bytes) -> tuple[int, int]:
     """``(depth, values)`` of JSON text ``raw``: its deepest nesting of lists and objects
     and (an upper bound of) the number of values in it, strings left out."""
-    bare = _STRING.sub(b'""', raw)
-    if not bare:
-        return 0, 0
-    steps = _OPEN[np.frombuffer(bare, np.uint8)]
-    depth = int(np.cumsum(steps, dtype=np.int32).max(initial=0))
-    values = 1 + bare.count(b",") + bare.count(b"[") + bare.count(b"{")
-    return depth, values
+    bare = _bare(raw)
+    return _depth(bare), _count_values(bare)
 
 
 def _no_constant(name: str) -> float:
@@ -59,13 +76,17 @@ def loads(raw: bytes | str, max_values: int, max_depth: int = MAX_DEPTH) -> obje
     deeper than ``max_depth`` or holds more than ``max_values`` values, or is not JSON the
     app can answer with (see the module docstring)."""
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
-    depth, values = measure(data)
-    if depth > max_depth:
-        raise JSONLimitError(f"nested {depth} deep: at most {max_depth} levels are accepted")
+    bare = _bare(data)
+    values = _count_values(bare)
     if values > max_values:
         raise JSONLimitError(f"about {values} values: at most {max_values} are accepted")
+    depth = _depth(bare)
+    del bare
+    if depth > max_depth:
+        raise JSONLimitError(f"nested {depth} deep: at most {max_depth} levels are accepted")
     try:
-        return json.loads(raw, parse_constant=_no_constant, parse_float=_finite)
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw  # never UTF-16/32
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except JSONLimitError:
         raise
     except json.JSONDecodeError as err:

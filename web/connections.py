@@ -5,6 +5,8 @@ uvicorn closes an idle kept-alive connection, but waits without end for the head
 request that is sent a byte at a time, or never. :class:`TimedH11Protocol` gives every
 request head :data:`HEAD_SECONDS` from the connection (or the previous answer) to arrive,
 then answers 408 and closes; the body has :data:`web.app.BODY_SECONDS` (the app reads it).
+A request head is at most :data:`MAX_HEAD_BYTES`, and at most :data:`MAX_CONNECTIONS`
+connections are served at once.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ HEAD_SECONDS = 10.0
 KEEP_ALIVE_SECONDS = 5
 #: the largest request head accepted (bytes)
 MAX_HEAD_BYTES = 16 * 1024
+#: connections served at once; uvicorn answers more with a plain-text 503
+MAX_CONNECTIONS = 1000
 
 
 def _raw_408() -> bytes:
@@ -74,4 +78,5 @@ def uvicorn_options() -> dict:
     """The keyword arguments ``cardrl serve`` gives uvicorn besides the app, host and
     port."""
     return {"http": TimedH11Protocol, "timeout_keep_alive": KEEP_ALIVE_SECONDS,
-            "h11_max_incomplete_event_size": MAX_HEAD_BYTES}
+            "h11_max_incomplete_event_size": MAX_HEAD_BYTES,
+            "limit_concurrency": MAX_CONNECTIONS}

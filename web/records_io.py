@@ -10,6 +10,7 @@ them is executed or opened as a path.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 
 from records.format import FORMAT, plain, validate
@@ -25,6 +26,9 @@ MAX_GAMES = 200
 MAX_RECORD_VALUES = 200_000
 #: the longest player name kept
 MAX_NAME = 200
+#: bad lines reported before the rest of a file is left unread
+MAX_ERRORS = 50
+_BLANK = re.compile(rb"\s+")
 
 __all__ = [
     "FORMAT",
@@ -43,7 +47,7 @@ __all__ = [
 ]
 
 
-def read_record(line: str | bytes) -> dict:
+def read_record(line: bytes | str) -> dict:
     """The game record of one line, or ValueError with the one-line reason it is not one
     (see the module docstring)."""
     record = loads(line, MAX_RECORD_VALUES)
@@ -59,25 +63,50 @@ def read_record(line: str | bytes) -> dict:
     return record
 
 
-def iter_records(text: str, max_games: int = MAX_GAMES
+def _lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """``(line number, line)`` of every line of ``data`` that is not blank, one at a time
+    (a file of millions of short lines is never split into a list of them)."""
+    number, pos = 1, 0
+    while pos < len(data):
+        blank = _BLANK.match(data, pos)
+        if blank is not None:
+            number += data.count(b"\n", pos, blank.end())
+            pos = blank.end()
+            if pos >= len(data):
+                return
+        end = data.find(b"\n", pos)
+        end = len(data) if end < 0 else end
+        yield number, data[pos:end]
+        number += 1
+        pos = end + 1
+
+
+def iter_records(data: bytes | str, max_games: int = MAX_GAMES,
+                 max_errors: int = MAX_ERRORS
                  ) -> Iterator[tuple[int, str, dict | None, str | None]]:
-    """``(line number, line, record, None)`` for every game of a JSON-lines text and
-    ``(line number, line, None, message)`` for every bad line; blank lines are skipped,
-    and after ``max_games`` games one message says the rest is not read."""
-    games = 0
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    """``(line number, line, record, None)`` for every game of a JSON-lines file (its
+    bytes, or its text) and ``(line number, line, None, message)`` for every bad line;
+    blank lines are skipped. After ``max_games`` games or ``max_errors`` bad lines, one
+    message says the rest is not read. A game's ``line`` is its text ("" for a bad one)."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    games = errors = 0
+    for number, raw in _lines(data):
         if games >= max_games:
-            yield number, line, None, f"line {number}: only the first {max_games} games are read"
+            yield number, "", None, f"line {number}: only the first {max_games} games are read"
+            return
+        if errors >= max_errors:
+            yield number, "", None, (f"line {number}: {max_errors} bad lines already; the "
+                                     "rest is not read")
             return
         try:
-            record = read_record(line)
+            record = read_record(raw)
         except ValueError as err:
-            yield number, line, None, f"line {number}: {err}"
+            errors += 1
+            yield number, "", None, f"line {number}: {err}"
             continue
         games += 1
-        yield number, line, record, None
+        yield number, raw.decode("utf-8"), record, None
 
 
 def parse_records(text: str, max_games: int = MAX_GAMES) -> tuple[list[dict], list[str]]:

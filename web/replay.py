@@ -41,8 +41,8 @@ from web.workers import InUse
 CHECKPOINT_EVERY = 32
 #: the most engine copies kept of one game
 MAX_CHECKPOINTS = 160
-#: bytes a game's summary is counted for
-SUMMARY_BYTES = 2048
+#: the longest summary of a game kept (JSON characters; beyond, its result is left out)
+MAX_SUMMARY_CHARS = 4096
 #: bytes one step of an open game is counted for (its narration, marks, action), besides
 #: the engine copies (measured: 550 for a Four Aces match of five, 1,000 at most)
 STEP_BYTES = 1200
@@ -155,6 +155,7 @@ class ReplaySession:
         self.errors, self.source = errors, source
         self._lines: list[str] = []
         self._summaries: list[dict] = []
+        self._summary_bytes = 0
         for record in records:
             self._add(record_line({k: v for k, v in record.items() if k != "_line"}),
                       record, record.get("_line"))
@@ -163,11 +164,12 @@ class ReplaySession:
         self.version = 0
 
     @classmethod
-    def from_text(cls, text: str, source: str) -> ReplaySession:
-        """The games of a JSON-lines text (:func:`web.records_io.iter_records`), each
-        parsed once to be checked and summarized, then kept as its line."""
+    def from_text(cls, data: bytes | str, source: str) -> ReplaySession:
+        """The games of a JSON-lines file (its bytes or text;
+        :func:`web.records_io.iter_records`), each parsed once to be checked and
+        summarized, then kept as its line."""
         session = cls([], [], source)
-        for number, line, record, error in iter_records(text):
+        for number, line, record, error in iter_records(data):
             if record is None:
                 session.errors.append(error)
             else:
@@ -175,12 +177,17 @@ class ReplaySession:
         return session
 
     def _add(self, line: str, record: dict, number: int | None) -> None:
+        summary = {"game": record["game"], "options": record["options"],
+                   "title": registry.get(record["game"]).title,
+                   "players": record.get("players"), "actions": len(record["actions"]),
+                   "result": record.get("result"), "line": number}
+        size = len(record_line(summary))
+        if size > MAX_SUMMARY_CHARS:  # a result of a foreign size: shown when opened
+            summary["result"] = None
+            size = len(record_line(summary))
         self._lines.append(line)
-        self._summaries.append({
-            "game": record["game"], "options": record["options"],
-            "title": registry.get(record["game"]).title, "players": record.get("players"),
-            "actions": len(record["actions"]), "result": record.get("result"),
-            "line": number})
+        self._summaries.append(summary)
+        self._summary_bytes += 8 * size + 1024  # parsed: ~8x its JSON
 
     def __len__(self) -> int:
         return len(self._lines)
@@ -188,8 +195,8 @@ class ReplaySession:
     @property
     def nbytes(self) -> int:
         """An estimate of the bytes this session holds."""
-        held = sum(sys.getsizeof(line) for line in self._lines)
-        held += SUMMARY_BYTES * len(self._summaries)
+        held = sum(sys.getsizeof(line) for line in self._lines) + self._summary_bytes
+        held += sum(sys.getsizeof(e) for e in self.errors)
         return held + sum(p.nbytes for p in list(self._open.values()))
 
     def positions(self, index: int) -> Positions:

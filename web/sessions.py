@@ -10,10 +10,11 @@ A session tells its size in bytes (``nbytes``, an estimate of what it holds; 64 
 it does not say). A session idle for its kind's ``idle_seconds`` is evicted, a finished
 game already after ``finished_seconds``. When a new session would exceed its kind's
 budget, sessions of that kind make room, in this order: finished ones, replays never read
-since they were uploaded (:attr:`Budget.evict_unread`), then ones idle for
-``min_idle_seconds``, least recently used first; if that is not enough, the new session
-is refused (:class:`Full`, 503). :meth:`SessionStore.sweep` applies the same budgets to
-sessions that grew (a replay that opened a long game).
+since they were uploaded, ones idle for ``min_idle_seconds``, and replays still in use
+(:attr:`Budget.replaceable`), least recently used first; if that is not enough (games
+all in use), the new session is refused (:class:`Full`, 503).
+:meth:`SessionStore.sweep` applies the same budgets to sessions that grew (a replay that
+opened a long game).
 """
 
 from __future__ import annotations
@@ -40,16 +41,19 @@ class Budget:
     max_sessions: int
     max_bytes: int
     idle_seconds: float
-    #: sessions never read since they were made go first when room is needed (replays:
-    #: a flood of uploads evicts its own; not games, whose players may be thinking)
-    evict_unread: bool = False
+    #: replays: when room is needed, sessions never read since they were made go first (a
+    #: flood of uploads evicts its own), and if that is not enough, the least recently
+    #: used ones even if in use (a file can be opened again), so uploads are never
+    #: refused; games are not (their players may be thinking), so a full store refuses
+    #: new ones
+    replaceable: bool = False
 
 
 #: the default budgets: docs/security.md quotes them
 BUDGETS = {
     "play": Budget(max_sessions=1000, max_bytes=192 * MiB, idle_seconds=1800.0),
     "replay": Budget(max_sessions=200, max_bytes=256 * MiB, idle_seconds=600.0,
-                     evict_unread=True),
+                     replaceable=True),
 }
 
 
@@ -83,7 +87,7 @@ class SessionStore:
             budgets[kind] = Budget(b.max_sessions if max_sessions is None else max_sessions,
                                    b.max_bytes,
                                    b.idle_seconds if idle_seconds is None else idle_seconds,
-                                   b.evict_unread)
+                                   b.replaceable)
         self.budgets = budgets
         self.finished_seconds = finished_seconds
         self.min_idle_seconds = min_idle_seconds
@@ -143,11 +147,13 @@ class SessionStore:
         mine.sort(key=lambda kv: kv[1].touched)
         finished = [kv for kv in mine if self._finished(kv[1].session)]
         live = [kv for kv in mine if not self._finished(kv[1].session)]
-        unread = [kv for kv in live if budget.evict_unread and not kv[1].reads]
+        unread = [kv for kv in live if budget.replaceable and not kv[1].reads]
         first = {k for k, _ in unread}
         idle = [kv for kv in live if kv[0] not in first
                 and now - kv[1].touched > self.min_idle_seconds]
-        order = finished + unread + idle
+        first |= {k for k, _ in idle}
+        busy = [kv for kv in live if budget.replaceable and kv[0] not in first]
+        order = finished + unread + idle + busy
         for key, entry in order:
             self._drop(key)
             count -= 1
