@@ -117,15 +117,16 @@ class Catalog:
 
     def make_agent(self, game: str, spec: str, seed: int | None = None):
         """The agent of a checked ``spec``. Policies are loaded once and shared (they are
-        memoryless and act greedily); other agents are built per call."""
+        memoryless and act greedily; :class:`SharedPolicy`); other agents are built per
+        call."""
         spec = self.check_spec(game, spec)
         if not spec.startswith("policy"):
             return agents.make(spec, game, seed=seed)
         key = (game, spec)
         with self._lock:
             if key not in self._policies:
-                self._policies[key] = agents.make_from_spec(spec, game,
-                                                            trust_pickle=self.trust_pickle)
+                self._policies[key] = SharedPolicy(agents.make_from_spec(
+                    spec, game, trust_pickle=self.trust_pickle))
             return self._policies[key]
 
     def policy_for(self, game: str, spec: object, options: dict):
@@ -138,6 +139,33 @@ class Catalog:
         except (ValueError, OSError, RuntimeError):
             return None
         return agent if plays_options(agent, game, options) else None
+
+
+class SharedPolicy:
+    """A policy agent shared by every session, used by one request thread at a time (the
+    app runs requests in threads, web.workers; its delegates keep random state). Anything
+    else is read from the agent."""
+
+    def __init__(self, agent):
+        self._agent = agent
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name in ("_agent", "_lock"):  # copy, pickle: not built
+            raise AttributeError(name)
+        return getattr(self._agent, name)
+
+    def act(self, *args, **kwargs):
+        with self._lock:
+            return self._agent.act(*args, **kwargs)
+
+    def act_batch(self, *args, **kwargs):
+        with self._lock:
+            return self._agent.act_batch(*args, **kwargs)
+
+    def action_probabilities(self, *args, **kwargs):
+        with self._lock:
+            return self._agent.action_probabilities(*args, **kwargs)
 
 
 def plays_options(agent, game: str, options: dict) -> bool:

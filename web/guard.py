@@ -153,7 +153,10 @@ class Guard:
         self.token = check_token(token) if token is not None else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket"):
+        if scope["type"] == "websocket":  # the app has none
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         refusal = self.refusal(scope)
@@ -171,8 +174,6 @@ class Guard:
         if not self.hosts.allows(*host):
             return error_response(421, f"this server answers only requests addressed to "
                                        f"{self.hosts.describe()}; see docs/security.md")
-        if scope["type"] == "websocket":
-            return error_response(404, "no WebSocket here")
         if self.token is not None:
             denied = self._token_refusal(scope, headers)
             if denied is not None:
