@@ -298,6 +298,10 @@ class raw_env(BatchEngineAEC):  # noqa: N801 - PettingZoo's naming convention
                          observation_bounds=observation_bounds(self.config),
                          hidden_state_bounds=hidden_state_bounds(self.config),
                          render_mode=render_mode, illegal_action=illegal_action)
+        if render_mode == "rgb_array":  # draw the cards now: every frame is then quick
+            from envs.raster import warm_up
+
+            warm_up(self.engine)
 
     def _reset_with_options(self, seed: int | None, options: dict) -> None:
         # other keys are ignored, as PettingZoo's api_test expects of every environment

@@ -16,6 +16,14 @@ def _cards(cards, trump: int) -> str:
     return " ".join(pretty_card(c) for c in cards) if cards else "-"
 
 
+def deal_number(engine: AbracadabraEngine, game: int) -> int:
+    """The deal on the table, counted from 1: the one being played, or once the episode is
+    over the last one played (``deals_done`` already counts it then), as the picture's
+    headline and ``info["result"]["deal"] + 1`` say."""
+    st = engine.state
+    return int(st.deals_done[game]) + (0 if int(st.phase[game]) == Phase.OVER else 1)
+
+
 def render_text(engine: AbracadabraEngine, game: int, seat: int) -> str:
     """A readable table of ``game`` from ``seat``: own hand (by suit, trumps last), the
     dummy's and the shown cards, trump, bids, declarer and target, the current trick,
@@ -24,7 +32,7 @@ def render_text(engine: AbracadabraEngine, game: int, seat: int) -> str:
     trump = int(st.trump[game])
     name = [f"player_{s}" for s in range(P)] + (["dummy"] if e.has_dummy else [])
     lines = [
-        f"Abracadabra ({e.config.variant}) - deal {int(st.deals_done[game]) + 1}, "
+        f"Abracadabra ({e.config.variant}) - deal {deal_number(engine, game)}, "
         f"dealer {name[st.dealer[game]]}, phase {e.phase_name(game)}"
         + (f", {name[st.current_player[game]]} to act" if st.current_player[game] >= 0 else "")
     ]
