@@ -288,8 +288,10 @@ def create_app(checkpoint_dirs: list[str | Path] | None = None,
             except IndexError as err:
                 raise ApiError(404, str(err)) from None
 
+        held = replay.nbytes
         answer = await pools[pool].run(run)
-        sessions.sweep()  # the game opened counts now
+        if replay.nbytes != held:
+            sessions.sweep()  # the game opened counts now
         return json_response(answer)
 
     async def replay_summary(request: Request):

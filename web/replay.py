@@ -155,7 +155,7 @@ class ReplaySession:
         self.errors, self.source = errors, source
         self._lines: list[str] = []
         self._summaries: list[dict] = []
-        self._summary_bytes = 0
+        self._held = 0  # bytes of the lines and summaries
         for record in records:
             self._add(record_line({k: v for k, v in record.items() if k != "_line"}),
                       record, record.get("_line"))
@@ -187,7 +187,7 @@ class ReplaySession:
             size = len(record_line(summary))
         self._lines.append(line)
         self._summaries.append(summary)
-        self._summary_bytes += 8 * size + 1024  # parsed: ~8x its JSON
+        self._held += sys.getsizeof(line) + 8 * size + 1024  # a summary: ~8x its JSON
 
     def __len__(self) -> int:
         return len(self._lines)
@@ -195,8 +195,7 @@ class ReplaySession:
     @property
     def nbytes(self) -> int:
         """An estimate of the bytes this session holds."""
-        held = sum(sys.getsizeof(line) for line in self._lines) + self._summary_bytes
-        held += sum(sys.getsizeof(e) for e in self.errors)
+        held = self._held + sum(sys.getsizeof(e) for e in self.errors)
         return held + sum(p.nbytes for p in list(self._open.values()))
 
     def positions(self, index: int) -> Positions:
