@@ -6,7 +6,11 @@
 A policy is a checkpoint file (:mod:`agents.policy.checkpoint`: plain tensors and
 metadata, read without running code; an SB3 ``.zip`` or a version-1 file only with
 ``trust_pickle=True``). Without a path the agent loads the committed defaults
-``agents/checkpoints/<game>_<variant>.pt``; ``variant=`` loads only that one.
+``agents/checkpoints/<game>_<variant>.pt``; the table's keyword of the environment loads
+only that one: ``variant=`` for Abracadabra (``variant="three"``), ``num_players=`` for
+Four Aces (``num_players=4``, the same as ``variant="4p"``):
+
+>>> agent = agents.make("policy", "four_aces", num_players=4)          # doctest: +SKIP
 
 A policy plays only the configurations it was trained for: every observation row is
 routed by the variant it shows (its first, one-hot segment: Abracadabra's ``variant``,
@@ -39,7 +43,7 @@ from envs.abracadabra.config import VARIANTS
 
 __all__ = ["FORMAT", "VERSION", "BidderAgent", "PolicyAgent", "build_net", "check_checkpoint",
            "default_checkpoints", "load_checkpoint", "make_checkpoint", "observed_variants",
-           "save_checkpoint", "variant_key"]
+           "save_checkpoint", "table_variant", "variant_key"]
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
 #: the repository's training configs, named ``<game>_<variant key>.yaml`` (for the hints)
@@ -80,6 +84,34 @@ def describe_variant(game: str, key: str) -> str:
     return f"num_players={key[:-1]}"
 
 
+def table_variant(game: str, variant: str | None = None,
+                  num_players: int | None = None) -> str | None:
+    """The variant key chosen by the environment's own keywords: ``variant=`` (Abracadabra's
+    ``"four"`` …, or a key such as ``"4p"``), or for Four Aces ``num_players=`` (``4`` is
+    ``"4p"``); None when neither is given. ``num_players`` for Abracadabra (whose table is
+    its ``variant``), out of range, or naming another table than ``variant`` is a
+    ``ValueError``."""
+    keys = VARIANT_KEYS.get(game, ())
+    if variant is not None and variant not in keys:
+        raise ValueError(f"variant={variant!r} is not a variant of {game}: expected one of "
+                         f"{list(keys)}")
+    if num_players is None:
+        return variant
+    if game != "four_aces":
+        raise ValueError(f"num_players={num_players!r} does not choose a {game} table: "
+                         f"expected variant= (one of {list(keys)})")
+    key = f"{num_players}p"
+    if (isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer))
+            or key not in keys):
+        raise ValueError(f"num_players={num_players!r} is not a table of {game}: expected "
+                         f"one of {[int(k[:-1]) for k in keys]}")
+    if variant is not None and variant != key:
+        raise ValueError(f"variant={variant!r} and num_players={num_players!r} name two "
+                         f"different {game} tables: expected one of them (num_players="
+                         f"{num_players} is variant={key!r})")
+    return key
+
+
 def train_hint(game: str, key: str | None = None) -> str:
     """How to train and commit a policy for ``game`` (variant ``key``), for error messages."""
     config = f"configs/{game}_{key}.yaml"
@@ -116,7 +148,10 @@ class PolicyAgent(Agent):
             no checkpoint was trained for is a ``ValueError``.
         checkpoint: an in-memory checkpoint dict instead of ``path``.
         sample: sample from the policy instead of taking the most likely action.
-        variant: with ``path=None``, load only ``agents/checkpoints/<game>_<variant>.pt``.
+        variant: with ``path=None``, load only ``agents/checkpoints/<game>_<variant>.pt``;
+            with a ``path`` or ``checkpoint``, refuse one with no network for that table.
+        num_players: Four Aces' table as the environment's keyword: ``num_players=4`` is
+            ``variant="4p"`` (:func:`table_variant`).
         trust_pickle: also load files that load only by unpickling them (an SB3 ``.zip``,
             a version-1 ``.pt``), which runs any code they name: trusted files only
             (:data:`agents.policy.checkpoint.TRUST_PICKLE_HELP`).
@@ -127,8 +162,9 @@ class PolicyAgent(Agent):
     def __init__(self, game: str, path: str | Path | None = None, seed: int | None = None,
                  sample: bool = False, variant: str | None = None,
                  checkpoint: dict | None = None, device: str = "cpu",
-                 trust_pickle: bool = False):
+                 trust_pickle: bool = False, num_players: int | None = None):
         super().__init__(game, seed)
+        variant = table_variant(game, variant, num_players)  # before torch is imported
         import torch
 
         self.torch = torch
@@ -159,6 +195,8 @@ class PolicyAgent(Agent):
                                  f"{sources[i]!r} were both trained for {game} "
                                  f"{describe_variant(game, key)}; expected one per variant")
             self.routes[key] = i
+        if variant is not None and not self.committed and variant not in self.routes:
+            raise ValueError(self._unplayable(variant, "the table asked for"))
         # VARIANT_KEYS index (observed_codes) -> net index
         self._code_routes = {VARIANT_KEYS[game].index(k): i for k, i in self.routes.items()
                              if k in VARIANT_KEYS[game]}
@@ -311,7 +349,9 @@ class BidderAgent(PolicyAgent):
     summary = "the bid-only network: it bids, the heuristic plays (configs/abracadabra_four.yaml)"
 
     def __init__(self, game: str, path: str | Path | None = None, seed: int | None = None,
-                 sample: bool = False, variant: str | None = None, **kwargs):
+                 sample: bool = False, variant: str | None = None,
+                 num_players: int | None = None, **kwargs):
+        variant = table_variant(game, variant, num_players)
         if path is None and kwargs.get("checkpoint") is None:
             variant = variant or "four"
             path = BIDDER_DIR / f"{game}_{variant}.pt"
@@ -322,7 +362,7 @@ class BidderAgent(PolicyAgent):
                     f"(there are {have or 'none'}): train one with `cardrl train --config "
                     f"configs/abracadabra_four.yaml --out runs/NAME` (its options set the "
                     f"variant) and copy runs/NAME/policy.pt to {path}")
-        super().__init__(game, path=path, seed=seed, sample=sample, **kwargs)
+        super().__init__(game, path=path, seed=seed, sample=sample, variant=variant, **kwargs)
         for source, net in zip(self.sources, self.nets, strict=True):
             if net.delegate is None:
                 raise ValueError(f"bidder: {source!r} is a network that makes every "
