@@ -260,6 +260,8 @@ def run_generation(cfg: TrainConfig, run_dir: Path, generation: int, net,
                                                   algo="exit"), folder / "policy.pt")
 
     e = cfg.eval
+    say(progress, f"generation {generation}: the network plays {e.deals} deals x every "
+                  f"rotation against {e.opponent}")
     own = score_candidate(cfg.game, cfg.options, "policy", e.opponent, e.deals, e.seed,
                           e.workers, kwargs={"path": str(policy_path)})
     row = {"generation": generation, "labels": labels,
@@ -275,6 +277,8 @@ def run_generation(cfg: TrainConfig, run_dir: Path, generation: int, net,
         search_kwargs = teacher_kwargs(cfg, None)
         if dict(cfg.distill.teacher_kwargs).get("rollout") == "policy":
             search_kwargs = {**dict(cfg.distill.teacher_kwargs), "path": str(policy_path)}
+        say(progress, f"generation {generation}: the search plays {x.search_eval_deals} "
+                      f"deals x every rotation against {e.opponent}")
         searched = score_candidate(cfg.game, cfg.options, d.teacher, e.opponent,
                                    x.search_eval_deals, e.seed, e.workers,
                                    kwargs=search_kwargs)
@@ -325,6 +329,14 @@ def _without_free_fields(config) -> dict:
     return config
 
 
+def say(progress: bool, line: str) -> None:
+    """Print ``line`` above any progress bar, when progress is shown."""
+    if progress:
+        from tqdm import tqdm
+
+        tqdm.write(line)
+
+
 def train_exit(cfg: TrainConfig, run_dir: Path, resume: bool = False,
                progress: bool = True) -> dict:
     """Run (or, with ``resume``, continue) the expert iteration of ``cfg`` in ``run_dir``
@@ -370,7 +382,7 @@ def train_exit(cfg: TrainConfig, run_dir: Path, resume: bool = False,
             save_checkpoint(network, run_dir / "policy.pt")
             run.append(row, generation)
             run.save_state(generation + 1, spent + time.time() - start)
-            tqdm.write(generation_line(row), file=None)
+            tqdm.write(generation_line(row))
     except KeyboardInterrupt:
         now = run.load_state()
         run.save_state(now["generations"], spent + time.time() - start)
