@@ -244,8 +244,8 @@ def _torch_load(path: Path, where: str, trust_pickle: bool) -> tuple[object, boo
 
     try:
         return torch.load(path, map_location="cpu", weights_only=True), False
-    except pickle.UnpicklingError as error:
-        refused = error
+    except pickle.UnpicklingError:
+        pass  # not plain data: described below
     except Exception as error:  # noqa: BLE001 - any other failure is an unreadable file
         raise unreadable_file(error, where) from None
     legacy = declared_version(path) == 1
@@ -260,14 +260,11 @@ def _torch_load(path: Path, where: str, trust_pickle: bool) -> tuple[object, boo
         names = torch.serialization.get_unsafe_globals_in_checkpoint(path)
     except Exception:  # noqa: BLE001 - only to describe the file; the load already failed
         names = []
-    found = f"names {', '.join(names)}" if names else f"is not plain data ({_first_line(refused)})"
-    if legacy:
-        how = _convert_hint(path)
-    elif trust_pickle:
-        how = ("--trust-pickle (trust_pickle=True) unpickles only version-1 files and SB3 zips, "
-               "and this file does not declare version 1: it is not unpickled")
-    else:
-        how = "a current-version file is never unpickled, not even with --trust-pickle"
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    found = f"names {shown}" if names else "is not plain data"
+    how = (_convert_hint(path) if legacy else
+           "--trust-pickle (trust_pickle=True) unpickles only version-1 files and SB3 zips, "
+           "and this file does not declare version 1, so it is never unpickled")
     raise ValueError(f"{where} refused without running it: its pickle {found}, but a "
                      f"{FORMAT} checkpoint holds only tensors and plain values; {how}") from None
 
