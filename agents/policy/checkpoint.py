@@ -33,7 +33,8 @@ the file and its archive's members (as declared, uncompressed) hold at most
 before any weight is looked at (:func:`check_network_size`); and every weight is a
 contiguous tensor owning exactly the storage its shape needs (no stride-0 or overlapping
 views that declare a huge layer over a few stored bytes, no storage shared or larger than
-the tensor). A network is built only from a checkpoint that passed all of it.
+the tensor); the metadata nests lists and dicts at most :data:`MAX_NESTING` deep. A
+network is built only from a checkpoint that passed all of it (docs/security.md).
 
 **Files that load only by unpickling.** An SB3 ``MaskablePPO`` ``.zip`` (cloudpickle) and a
 version-1 ``.pt`` (the format read by full unpickling, nothing checked it holds plain
