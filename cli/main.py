@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "exploit": ("cli.exploit", "train a best response to an agent: how much it gains"),
     "play": ("cli.play", "play a game in the terminal against the agents"),
     "replay": ("cli.replay", "tell or check saved games (JSON lines from --save-games)"),
+    "record": ("cli.record", "play a game with named agents and write it as a GIF"),
     "serve": ("cli.serve", "local web app: play against the agents, watch and replay games"),
     "fuzz": ("cli.fuzz", "random play of every configuration, the rules checked every step"),
 }
