@@ -54,6 +54,10 @@ def tiny(cfg, steps: int = 300):
         cfg.distill.epochs = 1
         if cfg.distill.teacher == "pimc":
             cfg.distill.teacher_kwargs = {**cfg.distill.teacher_kwargs, "worlds": 1}
+    if cfg.exit is not None:  # one generation, in this process, the network scored alone
+        cfg.exit.generations = 1
+        cfg.exit.search_eval_deals = 0
+        cfg.distill.workers = 1
     return cfg
 
 
@@ -98,13 +102,19 @@ def test_smoke_train_every_config(path, tmp_path):
     cfg = tiny(load_config(path))
     summary = train(cfg, tmp_path / "run", progress=False)
     run = tmp_path / "run"
-    assert summary["steps"] >= 300
-    for name in ("policy.pt", "train_state.pt", "eval.csv", "baselines.json",
-                 "learning_curve.png", "config.yaml"):
-        assert (run / name).exists(), name
-    assert list((run / "tb").iterdir())
-    evals = pd.read_csv(run / "eval.csv")
-    assert {"steps", "points", "diff", "diff_low", "diff_high"} <= set(evals.columns)
+    if cfg.algo == "exit":  # expert iteration: one generation (tests/training/test_exit.py)
+        assert summary["steps"] > 0
+        for name in ("policy.pt", "exit.csv", "exit_curve.png", "config.yaml"):
+            assert (run / name).exists(), name
+        assert pd.read_csv(run / "exit.csv")["policy_diff"].notna().all()
+    else:
+        assert summary["steps"] >= 300
+        for name in ("policy.pt", "train_state.pt", "eval.csv", "baselines.json",
+                     "learning_curve.png", "config.yaml"):
+            assert (run / name).exists(), name
+        assert list((run / "tb").iterdir())
+        evals = pd.read_csv(run / "eval.csv")
+        assert {"steps", "points", "diff", "diff_low", "diff_high"} <= set(evals.columns)
     agent = agents.make("policy", cfg.game, path=run / "policy.pt")
     engine = make_engine(cfg.game, 4, **cfg.options)
     engine.reset(seed=0)
