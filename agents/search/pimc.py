@@ -200,8 +200,7 @@ class GuidedPIMCAgent(PIMCAgent):
     committed ``policy`` of the table; the other arguments are :class:`PIMCAgent`'s
     (8 worlds by default, the budget of the ladder's ``pimc`` rung it is compared with)."""
 
-    summary = ("PIMC search with a policy network's rollouts (path=None: the committed "
-               "policy); expert iteration's teacher")
+    summary = "PIMC search whose rollouts a policy network plays (expert iteration's teacher)"
 
     def __init__(self, game: str, seed: int | None = None, worlds: int = 8,
                  rollout: str = "policy", **kwargs):
