@@ -225,7 +225,7 @@ def test_10_odd_but_valid_records_are_served(client, record_line):
     offer; every step of the game answers."""
     players = ["\ud800", "<script>alert(1)</script>", "policy:/etc/passwd"]
     line = json.dumps(json.loads(_with(record_line, players=players)))
-    r = client.post("/api/replay?name=%ED%A0%80%3Cb%3E", content=line.encode(), headers=NDJSON)
+    r = client.post("/api/replay?name=%ed%a0%80%3cb%3e", content=line.encode(), headers=NDJSON)
     assert r.status_code == 201, r.text
     rid = r.json()["id"]
     assert r.json()["games"][0]["players"] == players
