@@ -867,7 +867,8 @@ def _existing_configs(path: Path) -> str:
 
 def read_config_file(path: str | Path) -> dict:
     """The mapping of a YAML config file; ``ValueError`` naming the file for a missing,
-    unreadable, empty or invalid file, a repeated key or a document that is not a mapping."""
+    unreadable, empty or invalid file, a repeated key, a document nested too deeply to be
+    read or one that is not a mapping."""
     path = Path(path)
     if not path.exists():
         raise ValueError(f"config file {path} does not exist; {_existing_configs(path)}")
@@ -888,6 +889,10 @@ def read_config_file(path: str | Path) -> dict:
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
         raise ValueError(f"config file {path}: {where}not valid YAML ({problem})") from None
+    except RecursionError:
+        raise ValueError(f"config file {path}: lists or mappings nested too deeply to be read "
+                         f"(beyond Python's recursion limit); expected config fields a few "
+                         f"levels deep") from None
     if data is None:
         raise ValueError(f"config file {path} is empty; expected a mapping of config fields "
                          f"such as game, options, total_steps (training/config.py)")
