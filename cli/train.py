@@ -2,11 +2,15 @@
 
 The command-line overrides are merged into the config before it is validated
 (:func:`training.config.load_config`); :func:`training.train.train` runs it. Nothing is
-created before the config (and, with ``--resume``, the run's resume file) has been
-checked: a problem is one ``ValueError`` line naming the file and the field.
+created before the config and everything the run reads (the evaluation's and the pool's
+agents, a ``--distill-record``, the memory the network needs; with ``--resume``, the
+run's resume file and the SHA-256 of the files it read) has been checked: a problem is
+one ``ValueError`` line naming the file and the field, and the corrected command runs
+into the same ``--out``.
 
 Ctrl-C saves a resumable checkpoint and prints the command that continues the run;
-``--resume`` prints what it continues from and refuses when there is nothing to resume.
+``--resume`` prints what it continues from and refuses when there is nothing to resume
+(docs/training-resume.md: what a resumed run repeats exactly).
 """
 
 from __future__ import annotations
@@ -40,8 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run folder (default runs/<config name>_s<seed>)")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in --out from its last checkpoint (the config "
-                             "must be the run's; only --total-steps and --max-minutes may "
-                             "change)")
+                             "must be the run's, only --total-steps and --max-minutes may "
+                             "change, and the files it reads must hold what they held; "
+                             "docs/training-resume.md)")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                         dest="settings",
                         help="set any config field, dotted for a section's (repeatable): "

@@ -8,18 +8,27 @@ difference is its mean points minus the opponents' mean points on the same deals
 place once per run: the horizontal lines of the learning curve.
 
 :class:`Evaluator` keeps a run folder's ``eval.csv``, ``baselines.json``,
-``policy_best.pt`` and ``learning_curve.png``.
+``policy_best.pt`` and ``learning_curve.png``, each written whole or not at all
+(:func:`training.resume.write_file`). An evaluation draws nothing from the trainer's
+generators (:func:`isolated_generators`): a run evaluated more or less often, or by more
+``eval.workers``, trains the same network. :func:`check_evaluation` builds the agents of
+the evaluations before a run creates anything, so an ``eval.opponent`` that cannot play
+the run's table is refused at once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import random
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
 from training.config import TrainConfig
+from training.resume import write_file
 
 
 def tournament_options(options: dict) -> dict:
@@ -48,6 +57,53 @@ def score_candidate(game: str, options: dict, candidate: str, opponent: str, dea
     return {"points": float(ours.mean()), "opponent_points": float(theirs.mean()),
             "diff": diff, "diff_low": low, "diff_high": high, "deals": deals,
             "seconds": result.elapsed_s}
+
+
+@contextlib.contextmanager
+def isolated_generators() -> Iterator[None]:
+    """Run the block with torch's, NumPy's and Python's global generators put back as they
+    were afterwards: what it draws (the networks an evaluation builds) leaves the training
+    run's numbers unchanged."""
+    import torch
+
+    numpy_state, python_state = np.random.get_state(), random.getstate()
+    with torch.random.fork_rng(devices=[]):
+        try:
+            yield
+        finally:
+            np.random.set_state(numpy_state)
+            random.setstate(python_state)
+
+
+def _strip_label(message: str) -> str:
+    """A tournament's message without its leading ``agent 'LABEL': ``."""
+    if message.startswith("agent '") and "': " in message:
+        return message.split("': ", 1)[1]
+    return message
+
+
+def check_evaluation(cfg: TrainConfig) -> None:
+    """Build the agents of the run's evaluations as their tournaments will (arena's
+    ``build_entrants``: a policy is asked whether it plays the table and acts on its first
+    decision); ``ValueError`` naming the field (``eval.opponent``, ``eval.baselines[i]``)
+    when one cannot play the config's table: a checkpoint of another game, variant or
+    observation size, a file that is not a checkpoint. Plays no game, creates nothing."""
+    from arena.tournament.runner import build_entrants
+    from arena.tournament.spec import make_spec
+    from envs.registry import num_seats
+
+    e = cfg.eval
+    options = tournament_options(cfg.options)
+    seats = num_seats(cfg.game, **options)
+    for field, name in [("eval.opponent", e.opponent),
+                        *((f"eval.baselines[{i}]", b) for i, b in enumerate(e.baselines))]:
+        lineup = [f"candidate={name}"] + [f"opponent{i}={e.opponent}" for i in range(1, seats)]
+        try:
+            build_entrants(make_spec(cfg.game, lineup, e.deals, e.seed, options))
+        except ValueError as error:
+            message = _strip_label(str(error).strip().splitlines()[0] if str(error) else "")
+            raise ValueError(f"{field}: {name!r} cannot play the run's table ({cfg.game} "
+                             f"{options}): {message}") from None
 
 
 class Evaluator:
@@ -85,28 +141,51 @@ class Evaluator:
                                  f"of an earlier session of this run") from None
         if self._baselines is None:
             e = self.cfg.eval
-            self._baselines = {
-                name: score_candidate(self.cfg.game, self.cfg.options, name, e.opponent,
-                                      e.deals, e.seed, e.workers)
-                for name in e.baselines
-            }
-            path.write_text(json.dumps(self._baselines, indent=2) + "\n")
+            with isolated_generators():
+                baselines = {
+                    name: score_candidate(self.cfg.game, self.cfg.options, name, e.opponent,
+                                          e.deals, e.seed, e.workers)
+                    for name in e.baselines
+                }
+            text = json.dumps(baselines, indent=2) + "\n"
+            write_file(path, lambda tmp: tmp.write_text(text))
+            self._baselines = baselines
         return self._baselines
+
+    def keep(self, count: int) -> None:
+        """Keep only the first ``count`` rows of eval.csv (the evaluations of the training
+        state a resume continues from; the later ones are done again), rewriting the file
+        and the best score when there were more."""
+        if count >= len(self.rows):
+            return
+        self.rows = self.rows[:count]
+        self.best = max((r["diff"] for r in self.rows), default=-math.inf)
+        self._write_rows()
+
+    def _write_rows(self) -> None:
+        import pandas as pd
+
+        frame = pd.DataFrame(self.rows)
+        write_file(self.csv, lambda tmp: frame.to_csv(tmp, index=False))
 
     def evaluate(self, policy_path: Path, steps: int, elapsed_s: float) -> dict:
         """Score the checkpoint at ``policy_path``; append its row to eval.csv, keep it as
         policy_best.pt if it is the best so far, redraw the curve. The row."""
         e = self.cfg.eval
-        row = score_candidate(self.cfg.game, self.cfg.options, "policy", e.opponent, e.deals,
-                              e.seed, e.workers, kwargs={"path": str(policy_path)})
+        with isolated_generators():
+            row = score_candidate(self.cfg.game, self.cfg.options, "policy", e.opponent,
+                                  e.deals, e.seed, e.workers, kwargs={"path": str(policy_path)})
         row = {"steps": int(steps), "train_seconds": round(elapsed_s, 1), **row}
         self.rows.append(row)
-        import pandas as pd
-
-        pd.DataFrame(self.rows).to_csv(self.csv, index=False)
+        try:
+            self._write_rows()
+        except BaseException:
+            self.rows.pop()
+            raise
         if row["diff"] > self.best:
             self.best = row["diff"]
-            (self.run_dir / "policy_best.pt").write_bytes(policy_path.read_bytes())
+            weights = policy_path.read_bytes()
+            write_file(self.run_dir / "policy_best.pt", lambda tmp: tmp.write_bytes(weights))
         self.plot()
         return row
 
@@ -142,9 +221,11 @@ class Evaluator:
                    title=f"duplicate, {e.deals} deals x every rotation")
             ax.legend(fontsize=8)
         fig.tight_layout()
-        path = self.run_dir / "learning_curve.png"
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
+        try:
+            path = write_file(self.run_dir / "learning_curve.png",
+                              lambda tmp: fig.savefig(tmp, dpi=100, format="png"))
+        finally:
+            plt.close(fig)
         return path
 
 

@@ -32,6 +32,15 @@ step 0.
 
 The loop follows ``cleanrl/ppo.py``: seeding, rollout, advantages, clipped-surrogate
 update, namespaced TensorBoard scalars (``charts/``, ``losses/``, ``eval/``).
+
+**Resumes repeat the run.** The state saved at the end of an iteration (the resume file,
+:mod:`training.resume`) holds every generator the next iterations draw from: the
+trainer's, the pool's, torch's, and those of the pool's agents and of the delegate (a
+``random`` opponent's, a sampling policy's), with the evaluations done so far and whether
+the one due at that step is done. An iteration cut by Ctrl-C is played again from that
+state, so its games come out the same; a resumed run ends at the same steps with the same
+weights and the same ``eval.csv`` as an uninterrupted one (``docs/training-resume.md``
+says what a time limit changes).
 """
 
 from __future__ import annotations
@@ -47,7 +56,8 @@ import torch
 from torch import nn
 
 from agents.base import Agent
-from agents.policy.checkpoint import make_checkpoint, save_checkpoint
+from agents.policy.checkpoint import VERSION as CHECKPOINT_VERSION
+from agents.policy.checkpoint import check_checkpoint, make_checkpoint
 from agents.policy.delegate import network_rows
 from agents.policy.net import PolicyNet
 from envs.core import BatchEngine
@@ -59,7 +69,17 @@ from training.evaluate import Evaluator, eval_line
 from training.init_net import MODEL_FIELDS, load_init
 from training.opponents import OpponentPool
 from training.progress import BudgetBar
-from training.resume import Interrupted, Resume, restoring, resume_file, save_resume
+from training.resume import (
+    Interrupted,
+    Resume,
+    generator_states,
+    restoring,
+    resume_file,
+    run_inputs,
+    save_resume,
+    set_generator_states,
+    write_file,
+)
 from training.seat_env import make_pool
 
 LEARNER = -1  # actor id of seats played (and learned from) by the learner
@@ -319,15 +339,25 @@ def build_trainer(cfg: TrainConfig, seed: int) -> Trainer:
     return Trainer(engine, pool, net, optimizer, delegate)
 
 
+def trainer_agents(pool: OpponentPool, delegate: Agent | None) -> dict:
+    """The agents a run draws from besides its network, by name (``opponents[i]``: the
+    pool's entry ``i``, None for ``self`` and ``snapshot``; ``delegate``): whose generators
+    the resume file holds."""
+    return {**{f"opponents[{i}]": agent for i, agent in enumerate(pool.agents)},
+            "delegate": delegate}
+
+
 def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = None,
-                    progress: bool = True) -> dict:
+                    progress: bool = True, inputs: list[dict] | None = None) -> dict:
     """Train ``cfg`` with batch PPO into ``run_dir`` (see training/train.py for the files),
-    continuing from the checked resume file ``resume`` if given.
-    :func:`training.train.train` validates, seeds and prepares ``run_dir`` first.
+    continuing from the checked resume file ``resume`` if given; ``inputs``: the files the
+    run reads (:func:`training.resume.run_inputs`, found here if None), kept in the resume
+    file. :func:`training.train.train` validates, seeds and prepares ``run_dir`` first.
 
     Ctrl-C (``KeyboardInterrupt``) saves the state at the end of the last completed
-    iteration (weights, optimizer, generators, snapshots) to the resume file and policy.pt,
-    then raises :class:`~training.resume.Interrupted`."""
+    iteration (weights, optimizer, generators, snapshots, evaluations) to the resume file
+    and policy.pt, then raises :class:`~training.resume.Interrupted`; the resumed run plays
+    the cut iteration again from that state (module docstring)."""
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
@@ -338,6 +368,8 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = Non
     p = cfg.ppo
     state = {"global_step": 0, "iteration": 0, "elapsed_s": 0.0, "snapshots": []}
     state_path = resume_file(run_dir, "batch_ppo")
+    inputs = run_inputs(cfg) if inputs is None else inputs
+    actors = trainer_agents(pool, delegate)
     anchor = None  # the network PPO is anchored to (ppo.anchor_coef): imitation or init
     if resume is not None:
         saved = resume.trainer
@@ -353,15 +385,33 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = Non
             rng.bit_generator.state = saved["rng"]
             pool.rng.bit_generator.state = saved["pool_rng"]
             torch.set_rng_state(saved["torch_rng"])
-    writer = SummaryWriter(str(run_dir / "tb"))
+            if "agent_rngs" in saved:  # (absent from the files of an earlier cardrl)
+                set_generator_states(actors, saved["agent_rngs"])
     evaluator = Evaluator(cfg, run_dir)
+    pending_eval = False  # an evaluation due at the saved step that was not done
+    if resume is not None:
+        if "evals" in resume.trainer:  # rows after the saved state are done again
+            evaluator.keep(int(resume.trainer["evals"]))
+        pending_eval = bool(resume.trainer.get("eval_pending", False))
+    writer = SummaryWriter(str(run_dir / "tb"))
 
     def save_policy(steps: int) -> Path:
-        checkpoint = make_checkpoint(net, cfg.game, cfg.options, steps, algo="batch_ppo")
-        return save_checkpoint(checkpoint, run_dir / "policy.pt")
+        """policy.pt (as agents.policy.checkpoint.save_checkpoint writes it), whole or not
+        at all: through a Python file, so that a full disk is an OSError (write_file)."""
+        path = run_dir / "policy.pt"
+        checkpoint = check_checkpoint(
+            make_checkpoint(net, cfg.game, cfg.options, steps, algo="batch_ppo"),
+            f"checkpoint to save as {str(path)!r}", versions=(CHECKPOINT_VERSION,))
 
-    def capture() -> dict:
-        """A copy of the whole training state (what the resume file holds)."""
+        def write(tmp: Path) -> None:
+            with tmp.open("wb") as f:
+                torch.save(checkpoint, f)
+
+        return write_file(path, write)
+
+    def capture(eval_pending: bool = False) -> dict:
+        """A copy of the whole training state (what the resume file holds); with
+        ``eval_pending``, the evaluation due at this step is still to be done."""
         return {"steps": state["global_step"], "elapsed_s": state["elapsed_s"],
                 "snapshots": list(state["snapshots"]),
                 "trainer": {"iteration": state["iteration"],
@@ -370,7 +420,12 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = Non
                             "rng": rng.bit_generator.state,
                             "pool_rng": pool.rng.bit_generator.state,
                             "torch_rng": torch.get_rng_state(),
+                            "agent_rngs": generator_states(actors),
+                            "evals": len(evaluator.rows), "eval_pending": bool(eval_pending),
                             **({} if anchor is None else {"anchor": anchor.state_dict()})}}
+
+    def save_state() -> None:
+        save_resume(state_path, cfg, **committed, inputs=inputs)
 
     eval_seconds = [0.0]  # evaluation time of this session (not counted as training)
 
@@ -399,13 +454,16 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = Non
         return interval > 0 and state["global_step"] // interval > before // interval
 
     # -- the loop --------------------------------------------------------------------------
-    committed = capture()  # the state at the end of the last completed iteration
+    committed = capture(pending_eval)  # the state at the end of the last completed iteration
     bar = None
     elapsed_before = state["elapsed_s"]
     deadline = None if cfg.max_minutes is None else 60 * cfg.max_minutes
     try:
         evaluator.baselines()
         start = time.time()
+        if pending_eval:  # the evaluation the interrupted session had due at this step
+            run_eval()
+            committed = capture()
         if cfg.distill is not None and state["global_step"] == 0:
             info = distill(net, cfg, progress, save_to=run_dir / "teacher.npz")
             if cfg.distill.record is not None:  # the recorded play counts as training time
@@ -415,10 +473,10 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = Non
             log_distill(writer, info, state["global_step"])
             tqdm.write(distill_line(info))
             start_from_net()
-            committed = capture()
-            save_resume(state_path, cfg, **committed)
+            committed = capture(eval_pending=True)
+            save_state()
             run_eval()
-            committed = capture()  # building the evaluated net draws from torch's RNG
+            committed = capture()
         elif cfg.init is not None and state["global_step"] == 0:
             start_from_net()  # the init checkpoint's weights (build_trainer)
             run_eval()
@@ -461,27 +519,32 @@ def train_batch_ppo(cfg: TrainConfig, run_dir: Path, resume: Resume | None = Non
                 snap = {k: v.detach().clone() for k, v in net.state_dict().items()}
                 state["snapshots"] = (state["snapshots"] + [snap])[-cfg.max_snapshots:]
                 pool.add_snapshot(frozen_act_fn(cfg, snap, D, A, delegate))
-            committed = capture()
+            evaluate = due(cfg.eval.interval, before)
+            committed = capture(eval_pending=evaluate)
             if due(cfg.checkpoint_interval, before):
-                save_resume(state_path, cfg, **committed)
-            if due(cfg.eval.interval, before):
+                save_state()
+            if evaluate:
                 run_eval()
-                committed = capture()  # building the evaluated net draws from torch's RNG
+                committed = capture()
+        bar.close()
+        final = not evaluator.rows or evaluator.rows[-1]["steps"] != state["global_step"]
+        committed = capture(eval_pending=final)
+        save_state()
+        if final:
+            run_eval()
+            committed = capture()
+            save_state()
+        else:
+            save_policy(state["global_step"])
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
-        save_resume(state_path, cfg, **committed)
+        save_state()
         with restoring(state_path):
             net.load_state_dict(committed["trainer"]["net"])
         save_policy(committed["steps"])
         writer.close()
         raise Interrupted(state_path, committed["steps"]) from None
-    bar.close()
-    save_resume(state_path, cfg, **committed)
-    if not evaluator.rows or evaluator.rows[-1]["steps"] != state["global_step"]:
-        run_eval()
-    else:
-        save_policy(state["global_step"])
     writer.close()
     return {"steps": state["global_step"], "eval": evaluator.rows[-1],
             "seconds": state["elapsed_s"] - elapsed_before}

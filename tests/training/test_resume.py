@@ -205,3 +205,167 @@ def test_a_damaged_eval_csv_is_named_on_resume(tmp_path):
     (tmp_path / "run" / "eval.csv").write_text("")
     with pytest.raises(ValueError, match=f"{tmp_path / 'run' / 'eval.csv'} cannot be read"):
         train(tiny(total_steps=100), tmp_path / "run", resume=True, progress=False)
+
+
+# -- exact resumes (issue 39, problem 7) ------------------------------------------------------
+#: a run of a few iterations with a pool agent that draws from a generator of its own
+#: (random), evaluations between checkpoints and a snapshot: what a resume must repeat
+EXACT = {**TINY, "opponents": ["self", "random"], "checkpoint_interval": 300,
+         "eval": {**TINY["eval"], "interval": 200}}
+#: eval.csv's wall-clock columns: measurements, different in any two runs
+TIMING = ["train_seconds", "seconds"]
+
+
+def exact(**changes):
+    return config_from_dict({**EXACT, **changes})
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory):
+    """The uninterrupted run of EXACT: its folder."""
+    run = tmp_path_factory.mktemp("whole") / "run"
+    train(exact(), run, progress=False)
+    return run
+
+
+def assert_same_run(run, reference) -> None:
+    """The two run folders hold the same training: steps, weights (the last and the best),
+    optimizer and generators, and eval.csv but for its wall-clock columns."""
+    import pandas as pd
+
+    a = torch.load(run / "train_state.pt", weights_only=True)
+    b = torch.load(reference / "train_state.pt", weights_only=True)
+    assert a["steps"] == b["steps"] and a["trainer"]["iteration"] == b["trainer"]["iteration"]
+    for name in ("policy.pt", "policy_best.pt"):
+        got, want = weights(run / name), weights(reference / name)
+        for key in want:
+            torch.testing.assert_close(got[key], want[key], rtol=0, atol=0)
+    got, want = pd.read_csv(run / "eval.csv"), pd.read_csv(reference / "eval.csv")
+    pd.testing.assert_frame_equal(got.drop(columns=TIMING), want.drop(columns=TIMING))
+    assert len(want) == 3 and not list(run.glob("*.tmp"))
+    for key in ("rng", "pool_rng", "agent_rngs", "evals"):
+        assert a["trainer"][key] == b["trainer"][key], key
+    assert torch.equal(a["trainer"]["torch_rng"], b["trainer"]["torch_rng"])
+
+
+def test_a_sigint_resumed_run_equals_an_uninterrupted_one(whole, tmp_path, monkeypatch):
+    """A real SIGINT in the fourth iteration (the one after the second evaluation): the
+    resumed run plays it again from the saved state, the random opponent's generator
+    included, and ends as the uninterrupted run."""
+    import os
+    import signal
+
+    original, calls = progress.BudgetBar.update, [0]
+
+    def update(self, *args, **kwargs):
+        calls[0] += 1
+        if calls[0] == 4:
+            os.kill(os.getpid(), signal.SIGINT)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(progress.BudgetBar, "update", update)
+    with pytest.raises(Interrupted) as stop:
+        train(exact(), tmp_path / "cut", progress=False)
+    assert stop.value.steps == torch.load(stop.value.path, weights_only=True)["steps"] > 0
+    monkeypatch.undo()
+    train(exact(), tmp_path / "cut", resume=True, progress=False)
+    assert_same_run(tmp_path / "cut", whole)
+
+
+@pytest.mark.parametrize("when", ["before its row", "after its row"])
+def test_ctrl_c_during_an_evaluation_resumes_with_that_evaluation(whole, tmp_path, monkeypatch,
+                                                                  when):
+    """Cut in the second evaluation, before or after it wrote its row: the resume does that
+    evaluation (once), and eval.csv is the uninterrupted run's."""
+    from training import evaluate
+
+    original, calls = evaluate.Evaluator.evaluate, [0]
+
+    def evaluate_then_stop(self, *args, **kwargs):
+        calls[0] += 1
+        if calls[0] == 2 and when == "before its row":
+            raise KeyboardInterrupt
+        row = original(self, *args, **kwargs)
+        if calls[0] == 2:
+            raise KeyboardInterrupt
+        return row
+
+    monkeypatch.setattr(evaluate.Evaluator, "evaluate", evaluate_then_stop)
+    with pytest.raises(Interrupted):
+        train(exact(), tmp_path / "cut", progress=False)
+    saved = torch.load(tmp_path / "cut" / "train_state.pt", weights_only=True)
+    assert saved["trainer"]["eval_pending"] and saved["trainer"]["evals"] == 1
+    monkeypatch.undo()
+    train(exact(), tmp_path / "cut", resume=True, progress=False)
+    assert_same_run(tmp_path / "cut", whole)
+
+
+def test_a_killed_run_resumes_from_its_last_checkpoint(whole, tmp_path, monkeypatch):
+    """A kill (no Ctrl-C handler runs) after an evaluation newer than the last checkpoint:
+    the resume drops that row, trains from the checkpoint and evaluates again, as the
+    uninterrupted run did."""
+    import pandas as pd
+
+    original, calls = progress.BudgetBar.update, [0]
+
+    def update(self, *args, **kwargs):
+        calls[0] += 1
+        if calls[0] == 5:
+            raise SystemExit("killed")
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(progress.BudgetBar, "update", update)
+    with pytest.raises(SystemExit):
+        train(exact(), tmp_path / "cut", progress=False)
+    saved = torch.load(tmp_path / "cut" / "train_state.pt", weights_only=True)
+    evals = pd.read_csv(tmp_path / "cut" / "eval.csv")
+    assert evals["steps"].iloc[-1] > saved["steps"]  # a row the checkpoint does not know
+    monkeypatch.undo()
+    train(exact(), tmp_path / "cut", resume=True, progress=False)
+    assert_same_run(tmp_path / "cut", whole)
+
+
+# -- resumes tied to the files they read (issue 39, problem 7) ------------------------------
+def changed_checkpoint(source, target) -> None:
+    """``target``: the checkpoint ``source`` with one weight changed."""
+    from agents.policy.checkpoint import load_checkpoint, save_checkpoint
+
+    checkpoint = load_checkpoint(source)
+    key = next(iter(checkpoint["state_dict"]))
+    checkpoint["state_dict"][key] = checkpoint["state_dict"][key] + 1.0
+    save_checkpoint(checkpoint, target)
+
+
+@pytest.mark.parametrize("field", ["eval.opponent", "init"])
+def test_a_resume_refuses_a_file_that_changed_since_the_run_began(whole, tmp_path, field):
+    import shutil
+
+    network = tmp_path / "network.pt"
+    shutil.copyfile(whole / "policy.pt", network)
+    changes = ({"eval": {**TINY["eval"], "opponent": f"policy:{network}"}}
+               if field == "eval.opponent" else {"init": str(network)})
+    run = tmp_path / "run"
+    train(tiny(total_steps=50, **changes), run, progress=False)
+    saved = torch.load(run / "train_state.pt", weights_only=True)
+    assert [(e["field"], e["path"]) for e in saved["inputs"]] == [(field, str(network))]
+    changed_checkpoint(whole / "policy.pt", network)
+    before = (run / "train_state.pt").read_bytes()
+    with pytest.raises(ValueError) as error:
+        train(tiny(total_steps=100, **changes), run, resume=True, progress=False)
+    message = str(error.value)
+    assert message.startswith(f"cannot resume from {run / 'train_state.pt'}: a file the run "
+                              f"reads changed since it began ({field} reads "
+                              f"'{network}', whose SHA-256 is now ")
+    assert "\n" not in message and (run / "train_state.pt").read_bytes() == before
+
+
+def test_a_resume_file_of_an_earlier_cardrl_without_inputs_still_resumes(tmp_path):
+    train(tiny(total_steps=50), tmp_path / "run", progress=False)
+    path = tmp_path / "run" / "train_state.pt"
+    data = torch.load(path, weights_only=True)
+    for key in ("agent_rngs", "evals", "eval_pending"):
+        del data["trainer"][key]
+    del data["inputs"]
+    torch.save(data, path)
+    assert train(tiny(total_steps=100), tmp_path / "run", resume=True,
+                 progress=False)["steps"] >= 100
