@@ -37,10 +37,11 @@ Options
 -------
 ``env(variant="four", joker=True, ante=1, raise_mode="multiple", raise_increment=1,
 call_mode="manual", episode="deal", reward="points", target_points=100, max_deals=None,
-render_mode=None, illegal_action="raise")`` — the game's options are
+render_mode=None, illegal_action="terminate")`` — the game's options are
 :class:`envs.abracadabra.config.AbracadabraConfig`. ``call_mode="auto"`` says
 "Abracadabra" automatically whenever allowed (no call decisions). ``max_deals=None`` in
-match mode means 1000 deals at most. ``illegal_action``: see "Actions" below.
+match mode means 1000 deals at most. ``illegal_action``: see "Actions" below
+(``raw_env`` takes the same options; its ``illegal_action`` defaults to ``"raise"``).
 
 ``reset(seed=None, options=None)``: ``options`` may fix the deal — ``{"hands": [[card,
 ...], ...] (seat order, the dummy's hand last), "dealer": seat (default 0), "leftover":
@@ -111,14 +112,18 @@ An action is an integer id: an ``int`` or a numpy integer (scalar or 0-d array),
 layer (``env()`` and ``raw_env()``). A float (even ``2.0``), a bool, a string or an id
 outside 0..122 raises ``ValueError`` naming the action and the range, and changes
 nothing. An action in range that the mask forbids is illegal; ``illegal_action`` says
-what happens then: ``"raise"`` (default) — ``ValueError`` naming the action and why
-(the phase, the seat to act), nothing changed; ``"terminate"`` — PettingZoo's classic
+what happens then: ``"terminate"`` (the default of ``env()``) — PettingZoo's classic
 convention (``TerminateIllegalWrapper``): the game ends, the offender gets −1 and the
 others 0 (the deal in progress pays nothing), every agent is terminated (not truncated),
-the masks are zero and every agent's ``info["illegal_action"]`` is ``{"agent", "action",
-"name", "reason"}``. Use ``"terminate"`` with tools that step unmasked random actions:
-RLlib's environment check, ``pettingzoo.utils.average_total_reward`` (each of its random
-episodes then ends at the first illegal action, with −1), ``pettingzoo.test.state_test``.
+the masks are zero, every agent's ``info["illegal_action"]`` is ``{"agent", "action",
+"name", "reason"}`` and an :class:`~envs.pettingzoo_base.IllegalActionWarning` is issued
+(Python shows it once per place; ``warnings.filterwarnings("ignore",
+category=IllegalActionWarning)`` silences it). Tools that step unmasked random actions
+then run as on PettingZoo's own games: RLlib's environment check,
+``pettingzoo.utils.average_total_reward`` (each of its random episodes ends at the first
+illegal action, with −1), ``pettingzoo.test.state_test`` and ``parallel_seed_test``.
+``"raise"`` (the default of ``raw_env()``) — ``ValueError`` naming the action and why
+(the phase, the seat to act), nothing changed: the choice for debugging an agent.
 
 Rewards
 -------
@@ -190,10 +195,15 @@ Version History
   actions, rewards and random streams are unchanged. A policy network trained on v0
   reads those first 755 columns (:mod:`agents.policy.net`); ``envs.abracadabra_v0`` now
   only says to use v1.
+- v1 (API change; the rules, observations, rewards and random streams are unchanged):
+  ``env()`` follows PettingZoo's classic convention by default, ``illegal_action=
+  "terminate"`` with an ``IllegalActionWarning``; ``illegal_action="raise"`` is asked
+  for explicitly (``raw_env()`` still raises by default).
 """
 from __future__ import annotations
 
 import numpy as np
+from pettingzoo import AECEnv
 
 from envs.abracadabra.config import AbracadabraConfig
 from envs.abracadabra.engine import AbracadabraEngine
@@ -202,6 +212,7 @@ from envs.abracadabra.render import render_text
 from envs.cards import NUM_CARDS
 from envs.core import ObservationLayout
 from envs.pettingzoo_base import (
+    DEFAULT_ILLEGAL_ACTION,
     BatchEngineAEC,
     seat_flags,
     standard_wrappers,
@@ -262,8 +273,8 @@ def env(
     target_points: int = 100,
     max_deals: int | None = None,
     render_mode: str | None = None,
-    illegal_action: str = "raise",
-):
+    illegal_action: str = DEFAULT_ILLEGAL_ACTION,
+) -> AECEnv:
     """The Abracadabra AEC environment with PettingZoo's standard wrappers."""
     e = raw_env(
         variant=variant,

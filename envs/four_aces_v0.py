@@ -31,8 +31,10 @@ reward             "points"         "points", "relative" (own minus mean of the 
 target_points      20               K4 match target
 max_rounds         None             bound on a match's rounds (None: 200)
 render_mode        None             None, "ansi", "human" or "rgb_array"
-illegal_action     "raise"          what an illegal action does: "raise" a ValueError
-                                    or "terminate" the game (see Actions)
+illegal_action     "terminate"      what an illegal action does: "terminate" the game
+                                    (PettingZoo's classic convention) or "raise" a
+                                    ValueError, for debugging (see Actions); raw_env's
+                                    default is "raise"
 =================  ===============  =====================================================
 
 Observation (``observation`` float32, seat-relative: slot r is the seat r places to the
@@ -78,14 +80,17 @@ An action is an integer id: an ``int`` or a numpy integer (scalar or 0-d array),
 layer (``env()`` and ``raw_env()``). A float (even ``2.0``), a bool, a string or an id
 outside 0..53 raises ``ValueError`` naming the action and the range, and changes nothing.
 An action in range that the mask forbids is illegal; ``illegal_action`` says what happens
-then: ``"raise"`` (default) — ``ValueError`` naming the action and why, nothing changed;
-``"terminate"`` — PettingZoo's classic convention (``TerminateIllegalWrapper``): the game
-ends, the offender gets -1 and the others 0 (the round in progress pays nothing), every
-agent is terminated (not truncated), the masks are zero and every agent's
-``info["illegal_action"]`` is ``{"agent", "action", "name", "reason"}``. Use
-``"terminate"`` with tools that step unmasked random actions: RLlib's environment check,
-``pettingzoo.utils.average_total_reward`` (each of its random episodes then ends at the
-first illegal action, with -1), ``pettingzoo.test.state_test``.
+then: ``"terminate"`` (the default of ``env()``) — PettingZoo's classic convention
+(``TerminateIllegalWrapper``): the game ends, the offender gets -1 and the others 0 (the
+round in progress pays nothing), every agent is terminated (not truncated), the masks are
+zero, every agent's ``info["illegal_action"]`` is ``{"agent", "action", "name",
+"reason"}`` and an :class:`~envs.pettingzoo_base.IllegalActionWarning` is issued (shown
+once per place by Python's default filter). Tools that step unmasked random actions then
+run as on PettingZoo's own games: RLlib's environment check,
+``pettingzoo.utils.average_total_reward`` (each of its random episodes ends at the first
+illegal action, with -1), ``pettingzoo.test.state_test`` and ``parallel_seed_test``.
+``"raise"`` (the default of ``raw_env()``) — ``ValueError`` naming the action and why,
+nothing changed: the choice for debugging an agent.
 
 Rewards, paid to every seat when a round ends: ``points`` the round's points (a four-aces
 win gives the winner ``target_points`` and the others 0); ``relative`` own points minus
@@ -140,11 +145,16 @@ Version History
     failed with a bare ``AssertionError``; both are now a ``ValueError``); the observation
     space has the true per-column bounds (its bounds were one pair for every column);
     ``state()`` and ``state_space``.
+    v0, API change (the rules, observations, rewards and random streams are unchanged):
+    ``env()`` follows PettingZoo's classic convention by default, ``illegal_action=
+    "terminate"`` with an ``IllegalActionWarning``; ``illegal_action="raise"`` is asked
+    for explicitly (``raw_env()`` still raises by default).
 """
 
 from __future__ import annotations
 
 import numpy as np
+from pettingzoo import AECEnv
 
 from envs.cards import JOKER, NUM_CARDS
 from envs.core import ObservationLayout
@@ -163,6 +173,7 @@ from envs.four_aces.rules import (
 )
 from envs.four_aces.scoring import score_cards
 from envs.pettingzoo_base import (
+    DEFAULT_ILLEGAL_ACTION,
     BatchEngineAEC,
     seat_flags,
     standard_wrappers,
@@ -231,8 +242,8 @@ def env(
     target_points: int = 20,
     max_rounds: int | None = None,
     render_mode: str | None = None,
-    illegal_action: str = "raise",
-):
+    illegal_action: str = DEFAULT_ILLEGAL_ACTION,
+) -> AECEnv:
     """Four Aces with PettingZoo's standard wrappers (see the module docstring)."""
     aec = raw_env(
         num_players=num_players,

@@ -5,12 +5,15 @@ of one), how ``reset(options=…)`` deals a fixed deal, its text renderer, the t
 its observation columns, its fixed-shape ``info["result"]`` and the hidden part of its
 global state. Everything PettingZoo-specific lives here: spaces built once, masks only for
 the agent to act, rewards accumulated for every seat that earned them, actions checked
-(integer ids in range; an illegal one raises or ends the game, ``illegal_action``),
-results in ``info``, and :meth:`BatchEngineAEC.state` for centralised critics.
+(integer ids in range; an illegal one ends the game with a warning, or raises,
+``illegal_action``), results in ``info``, and :meth:`BatchEngineAEC.state` for centralised
+critics.
 """
 
 from __future__ import annotations
 
+import sys
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
@@ -26,11 +29,26 @@ from pettingzoo.utils.wrappers.order_enforcing import (
 
 from envs.core import BatchEngine, check_choice
 
-#: the values of ``illegal_action``: ``"raise"`` a ValueError (the state is unchanged), or
-#: ``"terminate"`` the game with ``ILLEGAL_ACTION_REWARD`` for the offender and 0 for the
-#: others (the convention of PettingZoo's classic games, ``TerminateIllegalWrapper``)
-ILLEGAL_ACTION_MODES = ("raise", "terminate")
+#: the values of ``illegal_action``: ``"terminate"`` the game with ``ILLEGAL_ACTION_REWARD``
+#: for the offender and 0 for the others, with an :class:`IllegalActionWarning` (the
+#: convention of PettingZoo's classic games, ``TerminateIllegalWrapper``; the default of
+#: every ``env()``), or ``"raise"`` a ValueError (the state is unchanged; for debugging,
+#: and the default of ``raw_env``)
+ILLEGAL_ACTION_MODES = ("terminate", "raise")
 ILLEGAL_ACTION_REWARD = -1.0
+#: the ``illegal_action`` of every wrapped ``env()``: PettingZoo's classic convention
+DEFAULT_ILLEGAL_ACTION = "terminate"
+#: the warning of an illegal action under ``"terminate"`` (one text, so that Python's
+#: default filter shows it once per place; ``info["illegal_action"]`` has the details)
+ILLEGAL_ACTION_MESSAGE = (
+    "illegal action (not in the action mask): the game ends, -1 to the player who made it, "
+    "0 to the others; info['illegal_action'] says who, what and why "
+    "(env(illegal_action='raise') raises a ValueError instead, for debugging)")
+
+
+class IllegalActionWarning(UserWarning):
+    """An illegal action ended the game (``illegal_action="terminate"``). Silence it with
+    ``warnings.filterwarnings("ignore", category=IllegalActionWarning)``."""
 
 
 def action_id(action: object, num_actions: int) -> int:
@@ -56,6 +74,17 @@ def action_id(action: object, num_actions: int) -> int:
         raise ValueError(f"action {a} is out of range: expected an integer "
                          f"0..{num_actions - 1} (the action space is Discrete({num_actions}))")
     return a
+
+
+def _caller_stacklevel() -> int:
+    """The ``stacklevel`` of a warning issued in a method of this module that names the
+    first caller outside it and outside PettingZoo's wrappers: the line of the user's
+    ``step`` (Python's default filter then shows the warning once per such line)."""
+    level, frame = 1, sys._getframe(2)  # (the caller of the method that warns)
+    while frame is not None and (frame.f_globals.get("__name__") == __name__ or str(
+            frame.f_globals.get("__name__", "")).startswith("pettingzoo.utils")):
+        level, frame = level + 1, frame.f_back
+    return level + 1
 
 
 def seat_flags(seats: Iterable[int], num_players: int) -> list[bool]:
@@ -84,9 +113,11 @@ class BatchEngineAEC(AECEnv):
         hidden_state_bounds: (low, high), float [n]: the bounds of the columns of
             :meth:`state` after the seat-0 view (what :meth:`_write_hidden_state` writes).
         render_mode: None, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
-        illegal_action: ``"raise"`` (a ``ValueError``, nothing changes) or
-            ``"terminate"`` (the game ends: -1 for the offender, 0 for the others, the
-            reason in every agent's ``info["illegal_action"]``).
+        illegal_action: ``"raise"`` (a ``ValueError``, nothing changes; the default here,
+            in ``raw_env``) or ``"terminate"`` (the default of every ``env()``: the game
+            ends, -1 for the offender, 0 for the others, an
+            :class:`IllegalActionWarning`, the reason in every agent's
+            ``info["illegal_action"]``).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human", "rgb_array"],
@@ -193,10 +224,11 @@ class BatchEngineAEC(AECEnv):
         """Play ``action`` (an integer id, see :func:`action_id`) for the agent to act;
         ``None`` for an agent whose game is over. A non-integer or out-of-range action
         raises ``ValueError`` whatever ``illegal_action`` says; an illegal one (in range,
-        not in the mask) raises or ends the game (``illegal_action``). Once every agent
-        has left (``agents`` is empty), ``step(None)`` does nothing (PettingZoo's
-        convention for finished agents) and any other action is a ``ValueError`` saying to
-        call ``reset()``; so is a step before the first ``reset()``."""
+        not in the mask) ends the game with a warning or raises (``illegal_action``).
+        Once every agent has left (``agents`` is empty), ``step(None)`` does nothing
+        (PettingZoo's convention for finished agents) and any other action is a
+        ``ValueError`` saying to call ``reset()``; so is a step before the first
+        ``reset()``."""
         try:
             agent = self.agent_selection
             dead = self.terminations[agent] or self.truncations[agent]
@@ -338,7 +370,10 @@ class BatchEngineAEC(AECEnv):
         """End the game after ``agent``'s illegal ``action``: ``ILLEGAL_ACTION_REWARD``
         for him, 0 for the others, every agent terminated (not truncated: the game is
         over, nothing was cut short), no masks, and ``info["illegal_action"]`` saying
-        who, what and why. The engine's game is left as it was before the action."""
+        who, what and why; an :class:`IllegalActionWarning`. The engine's game is left as
+        it was before the action."""
+        warnings.warn(ILLEGAL_ACTION_MESSAGE, IllegalActionWarning,
+                      stacklevel=_caller_stacklevel())
         self._illegal = {"agent": agent, "action": action, "name": self.action_names[action],
                          "reason": reason}
         self._mask = self._no_mask

@@ -7,10 +7,11 @@ action-masking module, ``ActionMaskingTorchRLModule``. Two details:
 - That module reads the observation dict keys ``"observations"`` and ``"action_mask"``;
   PettingZoo's convention (ours) is ``"observation"``. :class:`MaskKeys` renames the key
   (and gives the mask as float32, the form the module's docstring names).
-- RLlib checks a new environment by stepping a random action *without* its mask. With
-  ``illegal_action="terminate"`` (PettingZoo's classic-games convention) an illegal action
-  ends the game with -1 for the offender instead of raising, so that check passes; the
-  masked policy itself never plays one.
+- RLlib checks a new environment by stepping a random action *without* its mask. Our
+  ``env()`` follows PettingZoo's classic-games convention by default
+  (``illegal_action="terminate"``): an illegal action ends the game with -1 for the
+  offender (and a warning) instead of raising, so that check passes; the masked policy
+  itself never plays one.
 
 Ray runs locally with no extra workers (``num_env_runners=0``); two PPO iterations on a
 tiny batch. Run: ``python examples/rllib_ppo.py --game four_aces --iterations 2``
@@ -52,11 +53,12 @@ class MaskKeys(BaseWrapper):
 
 
 def make_aec(game: str):
-    """The AEC game with RLlib-friendly keys; illegal actions end the game (see above)."""
+    """The AEC game with RLlib-friendly keys; illegal actions end the game (the default,
+    see above)."""
     if game == "abracadabra":
-        aec = abracadabra_v1.env(variant="two", illegal_action="terminate")
+        aec = abracadabra_v1.env(variant="two")
     else:
-        aec = four_aces_v0.env(num_players=3, illegal_action="terminate")
+        aec = four_aces_v0.env(num_players=3)
     return MaskKeys(aec)
 
 

@@ -1,11 +1,12 @@
 """What the PettingZoo adapters of both games share (envs/pettingzoo_base.py): a
-fixed-shape ``info["result"]``, integer actions at every layer, ``illegal_action="raise" |
-"terminate"``, the global state for centralised critics, the true observation bounds,
+fixed-shape ``info["result"]``, integer actions at every layer, ``illegal_action="terminate" |
+"raise"``, the global state for centralised critics, the true observation bounds,
 and the registry of the PettingZoo versions that have one."""
 
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import re
 import warnings
 
@@ -22,7 +23,7 @@ from envs.abracadabra.observation import LAYOUT as ABRA_LAYOUT
 from envs.cards import NUM_CARDS
 from envs.core import sample_uniform_legal
 from envs.four_aces.observation import LAYOUT as FOUR_LAYOUT
-from envs.pettingzoo_base import register_aec
+from envs.pettingzoo_base import ILLEGAL_ACTION_MESSAGE, IllegalActionWarning, register_aec
 
 MODULES = {"abracadabra": abracadabra_v1, "four_aces": four_aces_v0}
 #: (game, options): every table size, both episode kinds; small matches
@@ -229,15 +230,20 @@ def test_raw_env_after_the_game_takes_none_and_refuses_an_action_in_one_clear_er
     assert raw.agents == raw.possible_agents
 
 
-# -- illegal actions: raise (default) or terminate --------------------------------------------
+# -- illegal actions: terminate (env's default) or raise (raw_env's default, debugging) ----------
 def illegal_action_of(env) -> int:
     """An action in range that the mask of the agent to act forbids."""
     return int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0])
 
 
+@pytest.mark.parametrize("make", [
+    lambda module: module.env(illegal_action="raise"), lambda module: module.raw_env()],
+    ids=["env-raise", "raw_env-default"])
 @pytest.mark.parametrize("game", MODULES)
-def test_illegal_action_raises_by_default_naming_it(game):
-    env = MODULES[game].env()
+def test_illegal_action_raises_when_asked_naming_it(game, make):
+    """``env(illegal_action="raise")`` (for debugging) and ``raw_env()`` by default: a
+    ValueError naming the action, nothing changed."""
+    env = make(MODULES[game])
     env.reset(seed=0)
     raw = env.unwrapped
     action = illegal_action_of(env)
@@ -245,6 +251,26 @@ def test_illegal_action_raises_by_default_naming_it(game):
     with pytest.raises(ValueError, match=f"illegal action .*{raw.action_names[action]}"):
         env.step(action)
     assert same(before, game_arrays(raw))
+
+
+@pytest.mark.parametrize("game", MODULES)
+def test_env_terminates_by_default_with_a_warning(game):
+    """``env()`` follows PettingZoo's classic convention unless told otherwise: the game
+    ends, -1 to the offender, with an ``IllegalActionWarning`` pointing at the caller's
+    line and ``info["illegal_action"]``."""
+    assert inspect.signature(MODULES[game].env).parameters["illegal_action"].default == (
+        "terminate")
+    assert inspect.signature(MODULES[game].raw_env).parameters["illegal_action"].default == (
+        "raise")
+    env = MODULES[game].env()
+    env.reset(seed=0)
+    offender, action = env.agent_selection, illegal_action_of(env)
+    expected = r"illegal action \(not in the action mask\): the game ends, -1 to the player"
+    with pytest.warns(IllegalActionWarning, match=expected) as caught:
+        env.step(action)
+    assert [w.filename for w in caught] == [__file__]  # the line of the step, not ours
+    assert env.rewards[offender] == -1.0 and all(env.terminations.values())
+    assert env.infos[offender]["illegal_action"]["action"] == action
 
 
 @pytest.mark.parametrize("game", MODULES)
@@ -257,7 +283,7 @@ def test_bad_illegal_action_option_is_refused(game):
     ("abracadabra", {"variant": "four", "episode": "match"}),
     ("four_aces", {"num_players": 5, "episode": "match"})])
 def test_terminate_ends_the_game_with_minus_one_for_the_offender(game, options):
-    env = MODULES[game].env(illegal_action="terminate", **options)
+    env = MODULES[game].env(**options)  # illegal_action="terminate", the default
     env.reset(seed=3)
     rng = np.random.default_rng(0)
     for _ in range(5):  # a few legal moves first
@@ -266,7 +292,8 @@ def test_terminate_ends_the_game_with_minus_one_for_the_offender(game, options):
     raw, offender = env.unwrapped, env.agent_selection
     action = illegal_action_of(env)
     arrays = game_arrays(raw)["arrays"]
-    env.step(action)
+    with pytest.warns(IllegalActionWarning):
+        env.step(action)
     assert env.rewards == {a: (-1.0 if a == offender else 0.0) for a in env.possible_agents}
     assert all(env.terminations.values()) and not any(env.truncations.values())
     assert same({"arrays": arrays}, {"arrays": game_arrays(raw)["arrays"]})  # game as it was
@@ -292,24 +319,26 @@ def test_terminate_ends_the_game_with_minus_one_for_the_offender(game, options):
 
 
 @pytest.mark.parametrize(("game", "options"), SMALL)
-def test_api_and_seed_tests_pass_with_terminate(game, options):
-    api_test(MODULES[game].env(illegal_action="terminate", **options), num_cycles=100)
-    seed_test(lambda: MODULES[game].env(illegal_action="terminate", **options),
-              num_cycles=100)
+def test_api_and_seed_tests_pass_with_raise(game, options):
+    """The masked tests pass in the debugging mode too (they never step an illegal
+    action); every configuration with the defaults: tests/envs/test_pettingzoo_utilities.py."""
+    api_test(MODULES[game].env(illegal_action="raise", **options), num_cycles=100)
+    seed_test(lambda: MODULES[game].env(illegal_action="raise", **options), num_cycles=100)
 
 
 @pytest.mark.parametrize("game", MODULES)
-def test_average_total_reward_runs_with_terminate(game):
-    """PettingZoo's ``average_total_reward`` steps unmasked random actions: with
-    ``illegal_action="terminate"`` each episode ends at its first illegal one, with -1 for
-    the offender, so the average lies in [-1, 0) for Abracadabra's random bids (a
-    legal episode pays >= 0) and the call returns; with the default it raises."""
-    env = MODULES[game].env(illegal_action="terminate", **dict(SMALL)[game])
+def test_average_total_reward_runs_by_default_and_raises_when_asked(game):
+    """PettingZoo's ``average_total_reward`` steps unmasked random actions: by default
+    (``illegal_action="terminate"``) each episode ends at its first illegal one, with -1
+    for the offender, so the average lies in [-1, 0) for Abracadabra's random bids (a
+    legal episode pays >= 0) and the call returns; with ``"raise"`` it raises."""
+    env = MODULES[game].env(**dict(SMALL)[game])
     for agent in env.possible_agents:
         env.action_space(agent).seed(0)
-    average = average_total_reward(env, max_episodes=20, max_steps=10_000)
+    with pytest.warns(IllegalActionWarning):
+        average = average_total_reward(env, max_episodes=20, max_steps=10_000)
     assert -1.0 <= average < 50.0
-    strict = MODULES[game].env(**dict(SMALL)[game])
+    strict = MODULES[game].env(illegal_action="raise", **dict(SMALL)[game])
     strict.action_space(strict.possible_agents[0]).seed(0)
     with pytest.raises(ValueError, match="illegal action"):
         average_total_reward(strict, max_episodes=20, max_steps=10_000)
@@ -349,15 +378,16 @@ def test_state_is_in_its_space_and_holds_every_hidden_card(config):
 
 
 @pytest.mark.parametrize(("game", "options"), SMALL)
-def test_pettingzoo_state_test_passes_without_warnings(game, options):
-    """PettingZoo's ``state_test`` (it steps unmasked random actions, hence "terminate")
-    on the AEC game and on ``turn_based_aec_to_parallel``."""
+def test_pettingzoo_state_test_warns_only_of_illegal_actions(game, options):
+    """PettingZoo's ``state_test`` (it steps unmasked random actions, ended by the default
+    "terminate") on the AEC game and on ``turn_based_aec_to_parallel``: no warning but the
+    illegal actions'."""
     make = MODULES[game].env
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        state_test(make(illegal_action="terminate", **options),
-                   turn_based_aec_to_parallel(make(illegal_action="terminate", **options)))
-    assert [str(w.message) for w in caught] == []
+        state_test(make(**options), turn_based_aec_to_parallel(make(**options)))
+    assert {(w.category, str(w.message)) for w in caught} <= {
+        (IllegalActionWarning, ILLEGAL_ACTION_MESSAGE)}
 
 
 # -- the true observation bounds ---------------------------------------------------------------
