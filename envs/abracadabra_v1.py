@@ -60,7 +60,10 @@ column under the configuration (:func:`observation_bounds`): [0, 1] for every en
 (0/1 entries, and fractions of ``cards_each``) except ``scores`` (up to the most points
 an episode can give: a deal's 1-hitter bonus + cards_each + 8, after target_points − 1 in
 a match, divided by target_points) and ``pot`` (up to every deal's antes and raises
-carried over the most deals an episode can last, divided by 10 × ante).
+carried over the most deals an episode can last, divided by 10 × ante). In match mode
+those two columns are not rescaled: with the defaults the pot's bound is 1,700 (1,000
+deals), and it is reached when nobody hits; docs/environments.md ("Observation bounds in
+match mode") gives the ranges and how to squash them for a network.
 
     ========  =============  ===========================================================
     index     segment        meaning

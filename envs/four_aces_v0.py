@@ -46,7 +46,8 @@ for every entry except the joker's count in ``hand``, ``tables`` and ``discard_p
 ([0, 2]), ``stock_size`` (up to the stock left after the deal, (54 − 6P) / 54) and
 ``scores`` (from −8 points a round over every round the episode can last, up to 22
 points or a four-aces win after target_points − 1 in a match, divided by
-target_points):
+target_points; not rescaled in match mode: −80 … 2.05 with the defaults, see
+docs/environments.md, "Observation bounds in match mode"):
 
 ========  ============  ==================================================
 index     segment       meaning
