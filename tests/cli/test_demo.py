@@ -1,6 +1,7 @@
 """`cardrl demo` end to end on a tiny budget: trains, evaluates, writes its report, compares
 it with the committed demo and says what to expect of it."""
 
+import gc
 from pathlib import Path
 
 import pandas as pd
@@ -14,7 +15,30 @@ from training.config import load_config
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_demo_trains_evaluates_and_writes_report(tmp_path, capsys):
+def compiled_kernels() -> dict[int, int]:
+    """Per numba dispatcher alive (by id): how many compiled versions it holds."""
+    from numba.core.dispatcher import Dispatcher
+
+    return {id(d): len(d.overloads) for d in gc.get_objects() if isinstance(d, Dispatcher)}
+
+
+def test_demo_trains_evaluates_and_writes_report(tmp_path, capsys, monkeypatch):
+    import training.train
+
+    monkeypatch.setattr(cli.demo, "_WARMED", set())  # as in a fresh process
+    train, newly_compiled = training.train.train, {}
+
+    def counting_train(cfg, run_dir, *args, **kwargs):
+        """train(), noting the numba kernels it compiled (none, after the warm-up)."""
+        before = compiled_kernels()
+        try:
+            return train(cfg, run_dir, *args, **kwargs)
+        finally:
+            after = compiled_kernels()
+            newly_compiled[Path(run_dir).name] = {k for k, v in after.items()
+                                                  if before.get(k) != v}
+
+    monkeypatch.setattr(training.train, "train", counting_train)
     out = tmp_path / "demo"
     code = main(["demo", "--minutes", "0.02", "--deals", "4", "--out", str(out)])
     assert code == 0
@@ -32,8 +56,30 @@ def test_demo_trains_evaluates_and_writes_report(tmp_path, capsys):
     assert "not expected to beat the heuristics" in printed
     assert "agents/checkpoints/" in printed and "results/proof/" in printed
     assert "cardrl demo --out results/demo" in printed
-    # a second demo replaces the first (a fresh clone holds a committed results/demo)
+    # each game's kernels are compiled before its training clock starts, with a line; the
+    # training itself compiles none (numba compiles per argument types, not batch sizes)
+    assert newly_compiled == {"train_abracadabra": set(), "train_four_aces": set(),
+                              "run": newly_compiled["run"]}  # (the warm-up runs)
+    for game in ("abracadabra", "four_aces"):
+        compiling = printed.index(f"== {game}: compiling the game's kernels before the "
+                                  "training clock starts")
+        compiled = printed.index("(not part of the training budget)", compiling)
+        assert compiled < printed.index(f"== {game}: training configs/demo_{game}.yaml")
+    assert "30 minutes of training each" not in printed + report  # the old, stale claim
+    # a second demo replaces the first (a fresh clone holds a committed results/demo);
+    # its kernels are compiled already
     assert main(["demo", "--minutes", "0.02", "--deals", "4", "--out", str(out)]) == 0
+    assert capsys.readouterr().out.count("compiled already in this process") == 2
+
+
+def test_demo_text_says_what_the_readme_says_of_the_real_policies():
+    """The demo's closing text and the README give the committed policies' training time
+    in the same words (it was "30 minutes of training each", no longer true)."""
+    claim = "up to 60 minutes of training each"
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert claim in readme
+    assert any(claim in line for line in cli.demo.EXPECTATIONS)
+    assert "up to 60 minutes" in " ".join(cli.demo.__doc__.split())
 
 
 def test_comparison_with_the_committed_demo(tmp_path):
