@@ -37,7 +37,8 @@ from records.output import atomic_files
 from records.provenance import machine_line, utc_now
 
 #: the files :func:`write_outputs` writes into its folder (a benchmark's folder holds them)
-OUTPUTS = ("bidbench.md", "bidbench.png", "bidbench_same.csv", "bidbench_mixed.csv")
+OUTPUTS = ("bidbench.md", "bidbench.png", "bidbench_same.csv", "bidbench_mixed.csv",
+           "bidbench_deals.csv")
 
 
 class BidThenPlay:
@@ -101,6 +102,10 @@ class BidbenchResult:
     rotations: int  #: rotations of the mixed table, max(P, number of bidders)
     player: str
     seconds: float  #: wall time of the play
+    #: one row per deal, bidder and table kind (``same``: its same-strategy table;
+    #: ``mixed``: its seats' mean over the mixed rotations): ``points`` per seat and deal
+    #: and ``declarer_hit`` (same tables), what :mod:`arena.bidcompare` pairs by deal
+    deals_table: pd.DataFrame | None = None
 
 
 def run_bidbench(
@@ -197,10 +202,22 @@ def run_bidbench(
     return BidbenchResult(
         same=same_table(pd.DataFrame(same_rows), bidders),
         mixed=mixed_table(pd.DataFrame(mixed_rows), bidders),
+        deals_table=deals_table(pd.DataFrame(same_rows), pd.DataFrame(mixed_rows)),
         variant=variant, num_players=P, deals=deals, rotations=rotations,
         player=player + "".join(f" {k}={v}" for k, v in (player_kwargs or {}).items()),
         seconds=seconds,
     )  # fmt: skip
+
+
+def deals_table(same: pd.DataFrame, mixed: pd.DataFrame) -> pd.DataFrame:
+    """One row per deal, bidder and table kind (:attr:`BidbenchResult.deals_table`)."""
+    own = same.assign(table="same", points=same["points_per_seat"])
+    seats = mixed.groupby(["deal", "bidder"], as_index=False).agg(
+        points=("points", "mean"), declarer_hit=("declarer_hit", "mean"))
+    rows = pd.concat([own[["deal", "bidder", "table", "points", "declarer_hit"]],
+                      seats.assign(table="mixed")], ignore_index=True)
+    rows["declarer_hit"] = rows["declarer_hit"].astype(float)
+    return rows.sort_values(["table", "bidder", "deal"], kind="stable").reset_index(drop=True)
 
 
 def same_table(same: pd.DataFrame, bidders: list[str]) -> pd.DataFrame:
@@ -255,9 +272,13 @@ def write_outputs(result: BidbenchResult, out: str | os.PathLike, command: str) 
     markdown."""
     md = markdown(result, command)
     paths = [os.path.join(out, name) for name in OUTPUTS]
-    with atomic_files(paths) as (report, png, same, mixed):
+    with atomic_files(paths) as (report, png, same, mixed, deals):
         result.same.to_csv(same, index=False)
         result.mixed.to_csv(mixed, index=False)
+        if result.deals_table is not None:
+            result.deals_table.to_csv(deals, index=False)
+        else:
+            deals.write_text("deal,bidder,table,points,declarer_hit\n")
         plot(result, png)
         report.write_text(md)
     return md

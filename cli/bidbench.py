@@ -2,7 +2,8 @@
 
 The benchmark itself is :mod:`arena.bidbench`; this module is its command line. Writes
 ``bidbench.md`` (headed by the exact command that regenerates the folder),
-``bidbench.png``, ``bidbench_same.csv`` and ``bidbench_mixed.csv`` in ``--out``: by
+``bidbench.png``, ``bidbench_same.csv``, ``bidbench_mixed.csv`` and
+``bidbench_deals.csv`` (per deal, for ``python -m arena.bidcompare``) in ``--out``: by
 default ``runs/bidbench`` (an ignored folder); the committed ``results/bidbench/`` and
 ``results/bidbench_policy/`` are regenerated only by the commands at the top of their
 ``bidbench.md``, which name ``--out results/...``, with ``--force``: a folder that already

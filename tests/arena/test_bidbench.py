@@ -55,7 +55,8 @@ def test_bidbench_writes_under_runs_by_default(tmp_path, monkeypatch):
     assert args.out == bidbench_command.DEFAULT_OUT == "runs/bidbench"
     assert bidbench_command.run(args) == 0
     assert sorted(p.name for p in (tmp_path / "runs" / "bidbench").iterdir()) == [
-        "bidbench.md", "bidbench.png", "bidbench_mixed.csv", "bidbench_same.csv"]
+        "bidbench.md", "bidbench.png", "bidbench_deals.csv", "bidbench_mixed.csv",
+        "bidbench_same.csv"]
     assert not (tmp_path / "results").exists()
     command = (tmp_path / "runs" / "bidbench" / "bidbench.md").read_text().split("\n")[3]
     assert command == ("cardrl bidbench --deals 2 --bidders sure_tricks --player heuristic "
@@ -108,3 +109,26 @@ def test_bidbench_plays_the_cards_with_a_search(tmp_path):
     with pytest.raises(ValueError, match="refuses"):
         run_bidbench(["control"], player="heuristic", player_kwargs={"worlds": 1}, deals=1,
                      progress=False)
+
+
+def test_bidcompare_pairs_two_plays_of_the_same_deals(tmp_path):
+    """arena.bidcompare: the same deals under two card plays, every pair of bidders paired
+    by deal; a play compared with itself changes no ranking; other deals are refused."""
+    from arena import bidcompare
+
+    runs = {}
+    for name, player, seed in (("h", "heuristic", 2), ("r", "random", 2), ("o", "heuristic", 3)):
+        runs[name] = tmp_path / name
+        assert main(["bidbench", "--deals", "6", "--batch", "6", "--bidders",
+                     "sure_tricks,control", "--player", player, "--variant", "two",
+                     "--seed", str(seed), "--out", str(runs[name]), "--no-progress"]) == 0
+    deals = pd.read_csv(runs["h"] / "bidbench_deals.csv")
+    assert set(deals["table"]) == {"same", "mixed"} and len(deals) == 6 * 2 * 2
+    out = tmp_path / "compare.md"
+    assert bidcompare.main([str(runs["h"]), str(runs["r"]), "--out", str(out)]) == 0
+    text = out.read_text()
+    assert "| control | sure_tricks |" in text and "--player random" in text
+    same = bidcompare.compare(deals, deals)
+    assert not same["mixed"]["changed"].any() and not same["same"]["changed"].any()
+    with pytest.raises(ValueError, match="same deals"):
+        bidcompare.compare(deals, pd.read_csv(runs["o"] / "bidbench_deals.csv"))

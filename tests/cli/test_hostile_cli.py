@@ -178,7 +178,7 @@ def test_bidbench_force_on_a_full_disk_keeps_the_earlier_benchmark(tmp_path, cap
     out = tmp_path / "out"
     out.mkdir()
     (out / "bidbench.md").write_text("committed results")
-    fill_disk(out / "bidbench_mixed.csv")  # the last of the four files
+    fill_disk(out / "bidbench_deals.csv")  # the last of the five files
     status = cardrl([*BIDBENCH, "--out", str(out), "--force"])
     line, _ = one_error_line(capsys, "bidbench", status)
     assert "No space left on device" in line and "nothing was replaced" in line
