@@ -202,21 +202,23 @@ def run_bidbench(
     return BidbenchResult(
         same=same_table(pd.DataFrame(same_rows), bidders),
         mixed=mixed_table(pd.DataFrame(mixed_rows), bidders),
-        deals_table=deals_table(pd.DataFrame(same_rows), pd.DataFrame(mixed_rows)),
+        deals_table=deals_table(pd.DataFrame(same_rows), pd.DataFrame(mixed_rows), keys),
         variant=variant, num_players=P, deals=deals, rotations=rotations,
         player=player + "".join(f" {k}={v}" for k, v in (player_kwargs or {}).items()),
         seconds=seconds,
     )  # fmt: skip
 
 
-def deals_table(same: pd.DataFrame, mixed: pd.DataFrame) -> pd.DataFrame:
-    """One row per deal, bidder and table kind (:attr:`BidbenchResult.deals_table`)."""
+def deals_table(same: pd.DataFrame, mixed: pd.DataFrame, keys: np.ndarray) -> pd.DataFrame:
+    """One row per deal, bidder and table kind (:attr:`BidbenchResult.deals_table`), with
+    the key the deal was dealt from (``key``)."""
     own = same.assign(table="same", points=same["points_per_seat"])
     seats = mixed.groupby(["deal", "bidder"], as_index=False).agg(
         points=("points", "mean"), declarer_hit=("declarer_hit", "mean"))
     rows = pd.concat([own[["deal", "bidder", "table", "points", "declarer_hit"]],
                       seats.assign(table="mixed")], ignore_index=True)
     rows["declarer_hit"] = rows["declarer_hit"].astype(float)
+    rows.insert(1, "key", np.asarray(keys, np.int64)[rows["deal"].to_numpy()])
     return rows.sort_values(["table", "bidder", "deal"], kind="stable").reset_index(drop=True)
 
 
@@ -278,7 +280,7 @@ def write_outputs(result: BidbenchResult, out: str | os.PathLike, command: str) 
         if result.deals_table is not None:
             result.deals_table.to_csv(deals, index=False)
         else:
-            deals.write_text("deal,bidder,table,points,declarer_hit\n")
+            deals.write_text("deal,key,bidder,table,points,declarer_hit\n")
         plot(result, png)
         report.write_text(md)
     return md

@@ -59,7 +59,7 @@ def compare(first: pd.DataFrame, second: pd.DataFrame) -> dict[str, pd.DataFrame
     """Per table kind, the pairs under both plays side by side with ``changed``: ordered
     under one play and not the same way under the other. ``ValueError`` when the two
     folders did not play the same deals and bidders."""
-    keys = ["deal", "bidder", "table"]
+    keys = ["deal", "key", "bidder", "table"]
     if not first[keys].sort_values(keys).reset_index(drop=True).equals(
             second[keys].sort_values(keys).reset_index(drop=True)):
         raise ValueError("the two benchmarks did not play the same deals and bidders: run "
