@@ -18,14 +18,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 INSTALL = "pip install -e '.[integrations]'"
+#: where the libraries that cannot share our environment are installed (in one of their own)
+APART = "docs/environments.md, 'Libraries that conflict'"
 
 
-def requires(*modules: str) -> pytest.MarkDecorator:
+def requires(*modules: str, install: str = INSTALL) -> pytest.MarkDecorator:
     """Skip unless every top-level module in ``modules`` is importable (found, not imported:
-    the test process stays free of the libraries)."""
+    the test process stays free of the libraries); the reason names ``install``, how to get
+    them."""
     missing = [m for m in modules if find_spec(m) is None]
     return pytest.mark.skipif(bool(missing),
-                              reason=f"{', '.join(missing)} not installed ({INSTALL})")
+                              reason=f"{', '.join(missing)} not installed ({install})")
 
 
 def run_recipe(name: str, *args: str, cwd: Path, timeout: float = 300,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integrations.recipes import requires, run_recipe
+from tests.integrations.recipes import APART, requires, run_recipe
 
 RECIPES = [
     pytest.param("tianshou_dqn", marks=requires("tianshou")),
@@ -12,6 +12,12 @@ RECIPES = [
     pytest.param("rllib_ppo", marks=requires("ray", "tree")),
     pytest.param("supersuit_parallel", marks=requires("supersuit")),
     pytest.param("sb3_maskable_ppo", marks=requires("sb3_contrib")),
+    pytest.param("cleanrl_ppo", marks=requires("torch")),
+    pytest.param("agilerl_dqn", marks=requires(
+        "agilerl", install=f"it pins pettingzoo<1.27 and tensordict==0.13: install it apart, "
+                           f"{APART}")),
+    pytest.param("pufferlib_emulation", marks=requires(
+        "pufferlib", install=f"pufferlib-core pins torch==2.9.0: install it apart, {APART}")),
 ]
 
 pytestmark = pytest.mark.xdist_group("integrations")
