@@ -5,8 +5,9 @@ played by another ``--player``, compared paired by deal.
 For each table kind (``same``: every seat bids by the strategy; ``mixed``: the strategies
 share a table, seats rotated) and each card play, every bidder's points per seat and deal
 and the paired difference between every two bidders, with 95 % CIs; a pair is *ordered*
-under a play when its CI excludes zero. The ranking changes when a pair ordered under one
-play is ordered the other way, or not ordered, under the other.
+under a play when its CI excludes zero. A pair is *reversed* when it is ordered one way
+under one play and the other way under the other; a pair ordered under one play only is
+reported as such (a difference in strength or in noise, not a reversal).
 
     python -m arena.bidcompare results/bidbench_pimc_play_heuristic \\
         results/bidbench_pimc_play --out results/bidbench_pimc_play/compare.md
@@ -18,6 +19,7 @@ import argparse
 import itertools
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from arena.stats import mean_ci
@@ -56,8 +58,9 @@ def pair_table(deals: pd.DataFrame, table: str) -> pd.DataFrame:
 
 
 def compare(first: pd.DataFrame, second: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Per table kind, the pairs under both plays side by side with ``changed``: ordered
-    under one play and not the same way under the other. ``ValueError`` when the two
+    """Per table kind, the pairs under both plays side by side with ``change``:
+    ``reversed`` (ordered one way under one play, the other way under the other),
+    ``ordered under play 1 only`` (or 2), or ``no``. ``ValueError`` when the two
     folders did not play the same deals and bidders."""
     keys = ["deal", "key", "bidder", "table"]
     if not first[keys].sort_values(keys).reset_index(drop=True).equals(
@@ -68,8 +71,12 @@ def compare(first: pd.DataFrame, second: pd.DataFrame) -> dict[str, pd.DataFrame
     for table in ("mixed", "same"):
         a, b = pair_table(first, table), pair_table(second, table)
         both = a.merge(b, on=["a", "b"], suffixes=("_1", "_2"))
-        ordered = (both["order_1"] != "~") | (both["order_2"] != "~")
-        both["changed"] = ordered & (both["order_1"] != both["order_2"])
+        reversed_ = ((both["order_1"] == ">") & (both["order_2"] == "<")) | (
+            (both["order_1"] == "<") & (both["order_2"] == ">"))
+        one_only = (both["order_1"] == "~") != (both["order_2"] == "~")
+        both["change"] = np.where(reversed_, "reversed", np.where(
+            one_only, np.where(both["order_2"] == "~", "ordered under play 1 only",
+                               "ordered under play 2 only"), "no"))
         out[table] = both
     return out
 
@@ -101,16 +108,17 @@ def report(first_dir: str | Path, second_dir: str | Path, command: str) -> str:
             lines.append(f"| {k + 1} | {r1[0]} | {r1[1]:.2f} [{r1[2]:.2f}, {r1[3]:.2f}] | "
                          f"{r2[0]} | {r2[1]:.2f} [{r2[2]:.2f}, {r2[3]:.2f}] |")
         lines += ["", "Every pair, a − b per seat and deal:", "",
-                  "| a | b | play 1 | play 2 | ranking changed |", "|---|---|---:|---:|---|"]
+                  "| a | b | play 1 | play 2 | change |", "|---|---|---:|---:|---|"]
         for r in result[table].itertuples():
+            change = r.change if r.change == "no" else f"**{r.change}**"
             lines.append(f"| {r.a} | {r.b} | {r.diff_1:+.2f} [{r.low_1:+.2f}, {r.high_1:+.2f}] "
-                         f"| {r.diff_2:+.2f} [{r.low_2:+.2f}, {r.high_2:+.2f}] | "
-                         f"{'**yes**' if r.changed else 'no'} |")
-        changed = int(result[table]["changed"].sum())
-        lines += ["", f"**{table} tables: the ranking "
-                  + (f"changes in {changed} pair(s).**" if changed else
-                     "does not change (no pair ordered under one play is ordered otherwise "
-                     "under the other).**"), ""]
+                         f"| {r.diff_2:+.2f} [{r.low_2:+.2f}, {r.high_2:+.2f}] | {change} |")
+        changes = result[table]["change"]
+        flipped = int((changes == "reversed").sum())
+        partial = int(changes.str.startswith("ordered").sum())
+        lines += ["", f"**{table} tables: " + (
+            f"{flipped} pair(s) reversed" if flipped else "no pair reversed")
+            + f"; {partial} pair(s) ordered under one play only.**", ""]
     return "\n".join(lines)
 
 
