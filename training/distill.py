@@ -56,6 +56,7 @@ def save_npz(path: str | Path, arrays: dict[str, np.ndarray]) -> Path:
         with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
             for name, array in arrays.items():
                 entry = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+                entry.compress_type = zipfile.ZIP_DEFLATED  # a ZipInfo's own default: stored
                 with archive.open(entry, "w", force_zip64=True) as out:
                     np.lib.format.write_array(out, np.asanyarray(array), allow_pickle=False)
         tmp.replace(path)

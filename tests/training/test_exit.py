@@ -212,3 +212,15 @@ def test_algo_exit_needs_its_sections():
     stray["algo"] = "batch_ppo"
     with pytest.raises(ValueError, match="the section of algo: exit"):
         config_from_dict(stray)
+
+
+def test_records_are_deflated(tmp_path):
+    """A record's int8 observations compress: the file is much smaller than its arrays."""
+    import zipfile
+
+    record = generate("abracadabra", FOUR, 2, "heuristic", num_games=2, seed=1,
+                      progress=False)
+    record.save(tmp_path / "r.npz")
+    with zipfile.ZipFile(tmp_path / "r.npz") as archive:
+        assert {i.compress_type for i in archive.infolist()} == {zipfile.ZIP_DEFLATED}
+    assert (tmp_path / "r.npz").stat().st_size < record.observations.nbytes / 4
