@@ -41,6 +41,17 @@ def four_player_checkpoint_dir(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.fixture(scope="session")
+def local_ray():
+    """One local Ray of two CPUs for the session (starting one takes seconds): the tests
+    that use it are marked ``xdist_group("ray")`` so one worker runs them all. Skipped
+    where Ray is not installed."""
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
 @pytest.fixture
 def only_four_player_checkpoints(four_player_checkpoint_dir, monkeypatch) -> Path:
     """The default policy's checkpoint folder (``agents.policy.agent.CHECKPOINT_DIR``, read

@@ -7,16 +7,10 @@ import pytest
 
 from arena.tournament import run_tournament
 
-ray = pytest.importorskip("ray")
+pytest.importorskip("ray")
 
 
-@pytest.fixture
-def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
-
-
+@pytest.mark.xdist_group("ray")  # one worker shares the session's Ray (tests/conftest.py)
 def test_ray_backend_equals_local(local_ray, tmp_path):
     arguments = dict(
         game="abracadabra", agent_names=["random", "random", "random"], deals=9, seed=4,

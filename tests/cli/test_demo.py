@@ -19,7 +19,10 @@ def compiled_kernels() -> dict[int, int]:
     """Per numba dispatcher alive (by id): how many compiled versions it holds."""
     from numba.core.dispatcher import Dispatcher
 
-    return {id(d): len(d.overloads) for d in gc.get_objects() if isinstance(d, Dispatcher)}
+    # type(), not isinstance(): gc also holds weak proxies to dead objects, and
+    # isinstance() of one raises ReferenceError
+    return {id(d): len(d.overloads) for d in gc.get_objects()
+            if issubclass(type(d), Dispatcher)}
 
 
 def test_demo_trains_evaluates_and_writes_report(tmp_path, capsys, monkeypatch):

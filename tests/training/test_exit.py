@@ -160,16 +160,14 @@ def test_records_are_the_same_bytes_for_the_same_seed(tmp_path):
     assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
 
 
-def test_the_ray_backend_plays_the_same_record(tmp_path):
-    ray = pytest.importorskip("ray")
-    arguments = dict(game="abracadabra", options=FOUR, deals=2, teacher="pimc",
-                     teacher_kwargs={"worlds": 1}, num_games=1, seed=9, progress=False)
+@pytest.mark.xdist_group("ray")  # one worker shares the session's Ray (tests/conftest.py)
+def test_the_ray_backend_plays_the_same_record(local_ray, tmp_path):
+    """Two batches as two Ray tasks (a seeded random teacher: the backend is what is
+    tested; the search's determinism is the other tests')."""
+    arguments = dict(game="abracadabra", options={"variant": "two"}, deals=2,
+                     teacher="random", num_games=1, seed=9, progress=False)
     local = generate(**arguments)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        remote = generate(**arguments, backend="ray")
-    finally:
-        ray.shutdown()
+    remote = generate(**arguments, backend="ray")
     local.seconds = remote.seconds = 0.0
     local.save(tmp_path / "local.npz")
     remote.save(tmp_path / "ray.npz")
