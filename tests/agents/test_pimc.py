@@ -220,6 +220,7 @@ def hidden_cards(engine) -> np.ndarray:
     [
         ("abracadabra", {"variant": "four"}, "heuristic", 23),
         ("abracadabra", {"variant": "three"}, "random", 15),
+        ("abracadabra", {"variant": "four"}, "policy", 40),  # pimc_policy's rollouts
         ("four_aces", {"num_players": 4}, "greedy_known", 9),
         ("four_aces", {"num_players": 3}, "random", 14),
         ("four_aces", {"num_players": 5}, "clairvoyant", 11),
