@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", required=True, choices=registry.GAMES)
     parser.add_argument("--variant", default=None,
                         help="Abracadabra variant (default four)")
-    parser.add_argument("--players", type=int, default=None,
+    parser.add_argument("--players", "--num-players", dest="players", type=int, default=None,
                         help="Four Aces players, 3..5 (default 4)")
     parser.add_argument("--deals", type=int, default=500,
                         help="duplicate deals of every rung, each under every seat "

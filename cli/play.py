@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--variant", default=None,
                         help="Abracadabra: four, three, two_dummy, two (default four); "
                              "Four Aces: the scoring rule, strict, free")
-    parser.add_argument("--players", type=int, default=None,
+    parser.add_argument("--players", "--num-players", dest="players", type=int, default=None,
                         help="Four Aces: number of players, 3-5 (default 4)")
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     parser.add_argument("--vs", default="heuristic",

@@ -41,7 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="Abracadabra variant: four (default), three, two_dummy, two",
     )
     parser.add_argument(
-        "--players", type=int, help="Four Aces: number of players, 3..5 (default 4)"
+        "--players", "--num-players", dest="players", type=int,
+        help="Four Aces: number of players, 3..5 (default 4); --num-players as the env's keyword"
     )
     parser.add_argument(
         "--agents",

@@ -222,3 +222,16 @@ def test_each_bad_line_of_a_games_file_is_one_error_line(files, busy_port, capsy
     assert all(line.startswith("cardrl replay: error: ") for line in lines)
     assert "bad.jsonl, line 1: not valid JSON" in lines[0] and "line 2" in lines[1]
     assert "found no game record (all 2 of its line(s) are bad" in lines[2]
+
+
+@pytest.mark.parametrize("command", ["play", "tournament", "ladder"])
+def test_the_table_flags_take_the_envs_own_keyword(command):
+    """``--num-players`` (the env's keyword) is ``--players``."""
+    from cli.main import build_parser
+
+    game = [] if command == "play" else ["--game"]
+    base = [command, *game, "four_aces"]
+    if command == "tournament":
+        base += ["--agents", "random"]
+    args = build_parser().parse_args([*base, "--num-players", "3"])
+    assert args.players == 3
