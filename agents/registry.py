@@ -35,15 +35,37 @@ def available(game: str) -> dict[str, str]:
 
 
 def make(name: str, game: str, **kwargs) -> Agent:
-    """Build agent ``name`` for ``game``; kwargs go to the agent (e.g. ``seed``, ``path``)."""
+    """Build agent ``name`` for ``game``; kwargs go to the agent (e.g. ``seed``, ``path``).
+
+    Every agent takes the env's own table keywords (``variant=`` for Abracadabra,
+    ``num_players=`` for Four Aces: :data:`TABLE_KEYWORDS`): a policy loads the network of
+    that table; an agent that reads the table from its observations checks them (a bad
+    one is the env's ``ValueError``) and plays any table."""
     _check_game(game)
     if name not in _REGISTRY[game]:
         raise ValueError(
             f"unknown agent {name!r} for {game}: expected one of {sorted(_REGISTRY[game])}"
         )
-    agent = _resolve(_REGISTRY[game][name])(game=game, **kwargs)
+    cls = _resolve(_REGISTRY[game][name])
+    table = {k: kwargs.pop(k) for k in TABLE_KEYWORDS if k in kwargs and not _takes(cls, k)}
+    if table:  # the env's own keywords: checked, though this agent reads its observations
+        from envs.registry import make_config
+
+        make_config(game, **table)
+    agent = cls(game=game, **kwargs)
     agent.name = name
     return agent
+
+
+#: the env's keywords that choose a table; every agent takes them (agents.make)
+TABLE_KEYWORDS = ("variant", "num_players")
+
+
+def _takes(cls, keyword: str) -> bool:
+    """Whether ``cls(...)`` has a parameter ``keyword`` of its own."""
+    import inspect
+
+    return keyword in inspect.signature(cls).parameters
 
 
 def is_policy_spec(spec: str) -> bool:

@@ -80,3 +80,17 @@ def test_a_given_checkpoint_is_checked_against_the_table_asked_for():
     with pytest.raises(ValueError, match=r"no network for four_aces variant '4p' "
                                          r"\(num_players=4; the table asked for\)"):
         PolicyAgent("four_aces", checkpoint=checkpoint, num_players=4)
+
+
+@pytest.mark.parametrize("name", ["random", "heuristic", "pimc", "pimc_policy"])
+def test_every_agent_takes_the_envs_table_keywords(name):
+    """agents.make takes variant= / num_players= for any agent; an agent that reads the
+    table from its observations checks them as the env does."""
+    import agents
+
+    assert agents.make(name, "four_aces", num_players=3).game == "four_aces"
+    assert agents.make(name, "abracadabra", variant="three").game == "abracadabra"
+    with pytest.raises(ValueError, match="num_players=9"):
+        agents.make(name, "four_aces", num_players=9)
+    with pytest.raises(ValueError, match="num_players"):
+        agents.make(name, "abracadabra", num_players=3)
