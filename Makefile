@@ -21,6 +21,8 @@ $(BIN)/python:
 $(STAMP): $(BIN)/python pyproject.toml
 	$(QUIET_PIP) torch==2.13.0 $(TORCH_PIP_ARGS)
 	$(QUIET_PIP) -e ".[train,dev,ray,web,integrations]"
+	@echo "compiling the game engines' kernels once (numba caches them: tens of seconds)"
+	$(BIN)/python -c "from bench.compile_cost import first_use; first_use()"
 	touch $(STAMP)
 
 test: $(STAMP)
