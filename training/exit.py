@@ -149,7 +149,7 @@ def plot_curve(rows: list[dict], path: Path, cfg: TrainConfig) -> Path:
         left.fill_between(minutes, low, high, color=color, alpha=0.2)
     left.axhline(0, ls="--", color="C1", label=f"{cfg.eval.opponent} (= 0)")
     left.set(xlabel="wall time of the run (minutes)",
-             ylabel=f"points per deal over {cfg.eval.opponent}",
+             ylabel=f"points per episode over {cfg.eval.opponent}",
              title=f"expert iteration, {cfg.game}: one seat vs {cfg.eval.opponent}")
     left.legend(fontsize=8)
     right.plot([r["generation"] for r in rows], [r["labels_per_second"] for r in rows],
