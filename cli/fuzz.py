@@ -24,7 +24,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from records.output import atomic_files, check_output
+from records.output import atomic_files, available_memory, check_output
 
 if TYPE_CHECKING:
     from envs.fuzz import FuzzCase
@@ -74,22 +74,6 @@ def command_line(args: argparse.Namespace) -> str:
     if args.only is not None:
         words += ["--only", args.only]
     return shlex.join([*words, "--out", str(args.out)])
-
-
-def available_memory() -> int | None:
-    """The bytes of memory this machine can still give (``MemAvailable`` of
-    ``/proc/meminfo``, else the physical memory), or None when unknown."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, AttributeError):
-        return None
 
 
 def check_memory(cases: Sequence[FuzzCase], batch: int, available: int | None) -> None:

@@ -81,3 +81,19 @@ def atomic_files(paths: Sequence[str | os.PathLike]) -> Iterator[list[Path]]:
                          f"{folders}: {reason}; nothing was replaced and the .tmp files were "
                          "removed: expected room on the disk and a folder you may write "
                          "to (free some space, or choose another --out)") from error
+
+
+def available_memory() -> int | None:
+    """The bytes of memory this machine can still give (``MemAvailable`` of
+    ``/proc/meminfo``, else the physical memory), or None when unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return None

@@ -43,12 +43,12 @@ run folder is written whole or not at all (a ``.tmp`` replaced at the end,
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 import yaml
 
+from records.output import available_memory
 from training.config import TrainConfig, check_config
 from training.resume import load_resume, run_inputs, write_file
 
@@ -85,22 +85,6 @@ def prepare_run_dir(cfg: TrainConfig, run_dir: Path, resume: bool) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
     text = yaml.safe_dump(cfg.to_dict(), sort_keys=False)
     write_file(config_path, lambda tmp: tmp.write_text(text))
-
-
-def available_memory() -> int | None:
-    """The bytes of memory this machine can still give (``MemAvailable`` of
-    ``/proc/meminfo``, else the physical memory), or None when unknown."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, AttributeError):
-        return None
 
 
 def memory_needed(cfg: TrainConfig, observation_size: int, num_actions: int,
