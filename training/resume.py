@@ -184,23 +184,9 @@ def agent_files(agent) -> list[Path]:
     return list(found)
 
 
-def generator_states(agents: dict) -> dict:
-    """``{"NAME.ATTRIBUTE": state}``: the state of every numpy generator the agents (name ->
-    agent or None) and their parts hold (:func:`agent_parts`), plain data."""
-    states = {}
-    for label, agent in agents.items():
-        if agent is None:
-            continue
-        for name, part in agent_parts(agent, label):
-            for key, value in sorted(vars(part).items()):
-                if isinstance(value, np.random.Generator):
-                    states[f"{name}.{key}"] = value.bit_generator.state
-    return states
-
-
-def set_generator_states(agents: dict, states: dict) -> None:
-    """Put :func:`generator_states`' ``states`` back into the agents' generators;
-    ``ValueError`` when the agents hold other generators than those saved."""
+def agent_generators(agents: dict) -> dict:
+    """``{"NAME.ATTRIBUTE": generator}``: every numpy generator the agents (name -> agent
+    or None) and their parts hold (:func:`agent_parts`), in a fixed order."""
     found = {}
     for label, agent in agents.items():
         if agent is None:
@@ -209,6 +195,20 @@ def set_generator_states(agents: dict, states: dict) -> None:
             for key, value in sorted(vars(part).items()):
                 if isinstance(value, np.random.Generator):
                     found[f"{name}.{key}"] = value
+    return found
+
+
+def generator_states(agents: dict) -> dict:
+    """``{"NAME.ATTRIBUTE": state}``: the state of every numpy generator the agents (name ->
+    agent or None) and their parts hold (:func:`agent_parts`), plain data."""
+    return {key: generator.bit_generator.state
+            for key, generator in agent_generators(agents).items()}
+
+
+def set_generator_states(agents: dict, states: dict) -> None:
+    """Put :func:`generator_states`' ``states`` back into the agents' generators;
+    ``ValueError`` when the agents hold other generators than those saved."""
+    found = agent_generators(agents)
     if set(found) != set(states):
         raise ValueError(f"the agents' generators are {sorted(found)}, the file holds "
                          f"{sorted(states)}")
