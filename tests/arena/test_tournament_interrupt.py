@@ -69,6 +69,18 @@ def interrupt_records_of_chunk(monkeypatch, stop_at: int) -> None:
     monkeypatch.setattr(records.format, "write_games", write_games)
 
 
+def interrupted_run(interrupt, tmp_path: Path, monkeypatch) -> tuple[Path, Path]:
+    """(the games file, the tournament folder) of a run that ``interrupt`` stopped at its
+    second finished chunk (the games file held :data:`EARLIER` before it)."""
+    saved, out = tmp_path / "saved.jsonl", tmp_path / "t"
+    saved.write_bytes(EARLIER)
+    with monkeypatch.context() as patch:
+        interrupt(patch, stop_at=2)
+        with pytest.raises(Interrupt):
+            run_tournament(**SMALL, save_games=saved, out_dir=out)
+    return saved, out
+
+
 @pytest.mark.parametrize("interrupt", [interrupt_rows_of_chunk, interrupt_records_of_chunk],
                          ids=["between records and rows", "within the records"])
 def test_each_game_is_saved_exactly_once_after_an_interruption_and_resume(
@@ -79,12 +91,7 @@ def test_each_game_is_saved_exactly_once_after_an_interruption_and_resume(
     expected = games_in(whole)
     assert set(expected.values()) == {1} and len(expected) == 9 * 2
 
-    saved, out = tmp_path / "saved.jsonl", tmp_path / "t"
-    saved.write_bytes(EARLIER)
-    with monkeypatch.context() as patch:
-        interrupt(patch, stop_at=2)
-        with pytest.raises(Interrupt):
-            run_tournament(**SMALL, save_games=saved, out_dir=out)
+    saved, out = interrupted_run(interrupt, tmp_path, monkeypatch)
     assert max(games_in(saved).values()) == 1
     assert len(games_in(saved)) > 2 * 3  # the records of the second chunk, whole or in part
     assert (out / RECORDS_FILE).exists()
@@ -98,12 +105,7 @@ def test_each_game_is_saved_exactly_once_after_an_interruption_and_resume(
 
 
 def test_a_resume_trims_nothing_but_the_records_of_the_unfinished_chunk(tmp_path, monkeypatch):
-    saved, out = tmp_path / "saved.jsonl", tmp_path / "t"
-    saved.write_bytes(EARLIER)
-    with monkeypatch.context() as patch:
-        interrupt_rows_of_chunk(patch, stop_at=2)
-        with pytest.raises(Interrupt):
-            run_tournament(**SMALL, save_games=saved, out_dir=out)
+    saved, out = interrupted_run(interrupt_rows_of_chunk, tmp_path, monkeypatch)
     with open(saved, "ab") as f:  # something else appended the file since
         f.write(b'{"game": "abracadabra", "info": {"deal": 99, "rotation": 0}}\n')
     before = saved.read_bytes()
