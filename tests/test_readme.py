@@ -42,6 +42,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+#: the README and the pages its details moved to: their examples are run the same way
+DOCUMENTS = (README, *(ROOT / "docs" / f"{name}.md" for name in (
+    "games", "agents", "integrations", "tournaments", "training", "play", "speed",
+    "results")))
 MARK = re.compile(r"<!-- readme-test: (\w+)((?: [^ ]+)*) -->")
 KINDS = ("python", "shell", "play", "quote")
 ANY = "..."
@@ -52,25 +56,27 @@ class Block:
     """A marked block of the README: its kind, options and lines."""
 
     kind: str
-    line: int  #: 1-based line of the marker in README.md
+    line: int  #: 1-based line of the marker in its file
+    file: str = "README.md"  #: the file, relative to the repository
     options: dict[str, str] = field(default_factory=dict)
     words: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
-        return f"README.md:{self.line}:{self.kind}"
+        return f"{self.file}:{self.line}:{self.kind}"
 
 
-def read_blocks(text: str) -> list[Block]:
-    """Every marked block of ``text`` (see the module docstring)."""
+def read_blocks(text: str, file: str = "README.md") -> list[Block]:
+    """Every marked block of ``text``, the contents of ``file`` (see the module
+    docstring)."""
     lines = text.splitlines()
     found = []
     for i, line in enumerate(lines):
         match = MARK.fullmatch(line.strip())
         if not match:
             continue
-        block = Block(match.group(1), i + 1)
+        block = Block(match.group(1), i + 1, file)
         for word in match.group(2).split():
             key, eq, value = word.partition("=")
             if eq:
@@ -88,7 +94,8 @@ def read_blocks(text: str) -> list[Block]:
     return found
 
 
-BLOCKS = read_blocks(README.read_text(encoding="utf-8"))
+BLOCKS = [block for path in DOCUMENTS for block in read_blocks(
+    path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))]
 
 
 def _of_kind(*kinds: str) -> list:
@@ -267,7 +274,8 @@ FOLDERS = (*PACKAGES, "examples", "docs", "configs", "notebooks", "tests", "resu
 
 def _inline_code() -> set[str]:
     """The inline code of the README outside HTML comments (the lead's notes)."""
-    text = re.sub(r"<!--.*?-->", "", README.read_text(encoding="utf-8"), flags=re.S)
+    text = "\n".join(path.read_text(encoding="utf-8") for path in DOCUMENTS)
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
     text = re.sub(r"```.*?```", "", text, flags=re.S)
     return set(re.findall(r"`([^`\n]+)`", text))
 

@@ -30,7 +30,8 @@ RULES = ROOT / "docs" / "rules.md"
 
 #: where citations are collected
 SOURCE_DIRS = ("envs", "agents", "training", "arena", "records", "bench", "cli", "tests")
-MARKDOWN = ("README.md",)
+MARKDOWN = ("README.md", *(f"docs/{name}.md" for name in (
+    "games", "agents", "integrations", "tournaments", "training", "play", "speed", "results")))
 
 #: the sections in the order of the rule book (Abracadabra, then Four Aces)
 SECTIONS = ("A", "B", "C", "D", "E", "F", "S", "M", "G", "H", "K")
