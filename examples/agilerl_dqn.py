@@ -163,22 +163,22 @@ def main(argv: list[str] | None = None) -> None:
                         default="four_aces", help="which game ('all': every table in turn)")
     parser.add_argument("--variant", default="four", help="Abracadabra's table")
     parser.add_argument("--num-players", type=int, default=4, help="Four Aces' table")
-    parser.add_argument("--episodes", type=int, default=200, help="episodes per lesson")
-    parser.add_argument("--eval-episodes", type=int, default=40, help="after each lesson")
-    parser.add_argument("--warm-up", type=int, default=1_000,
-                        help="transitions of random play before learning")
-    parser.add_argument("--memory", type=int, default=50_000, help="replay buffer size")
-    parser.add_argument("--batch-size", type=int, default=64, help="DQN batch")
-    parser.add_argument("--learn-step", type=int, default=4, help="decisions per update")
-    parser.add_argument("--lr", type=float, default=1e-4, help="Adam's step")
-    parser.add_argument("--gamma", type=float, default=0.99, help="discount")
-    parser.add_argument("--tau", type=float, default=0.01, help="target network update")
-    parser.add_argument("--eps-start", type=float, default=1.0, help="first epsilon")
-    parser.add_argument("--eps-end", type=float, default=0.1, help="last epsilon")
-    parser.add_argument("--eps-decay", type=float, default=0.995, help="per episode")
-    parser.add_argument("--reward-scale", type=float, default=0.1,
-                        help="rewards are points; the Q-values learn them scaled")
-    parser.add_argument("--seed", type=int, default=0, help="seed of every random draw")
+    for flag, default, meaning in (  # the numbers: each option's type is its default's
+            ("--episodes", 200, "episodes per lesson"),
+            ("--eval-episodes", 40, "after each lesson"),
+            ("--warm-up", 1_000, "transitions of random play before learning"),
+            ("--memory", 50_000, "replay buffer size"),
+            ("--batch-size", 64, "DQN batch"),
+            ("--learn-step", 4, "decisions per update"),
+            ("--lr", 1e-4, "Adam's step"),
+            ("--gamma", 0.99, "discount"),
+            ("--tau", 0.01, "target network update"),
+            ("--eps-start", 1.0, "first epsilon"),
+            ("--eps-end", 0.1, "last epsilon"),
+            ("--eps-decay", 0.995, "per episode"),
+            ("--reward-scale", 0.1, "rewards are points; the Q-values learn them scaled"),
+            ("--seed", 0, "seed of every random draw")):
+        parser.add_argument(flag, type=type(default), default=default, help=meaning)
     args = parser.parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
