@@ -232,7 +232,7 @@ def generate(game: str, options: dict, deals: int, teacher: str = "pimc",
             for future in as_completed(futures):
                 finished(futures[future], future.result())
     bar.close()
-    return _concatenate(parts, deals, time.time() - t0)
+    return concatenate_records(parts, deals, time.time() - t0)
 
 
 def _one_thread() -> None:
@@ -359,7 +359,7 @@ def _play_batch(game: str, options: dict, keys: np.ndarray, first: int, teacher:
         values=np.concatenate(parts["values"]) if reports_values else None)
 
 
-def _concatenate(parts: list[TeacherData], num_deals: int, seconds: float) -> TeacherData:
+def concatenate_records(parts: list[TeacherData], num_deals: int, seconds: float) -> TeacherData:
     """The batches of :func:`generate` as one record (``next`` rows offset)."""
     offsets = np.cumsum([0] + [len(p) for p in parts[:-1]])
     nxt = np.concatenate([np.where(p.next >= 0, p.next + offset, -1)

@@ -164,51 +164,14 @@ def plot_curve(rows: list[dict], path: Path, cfg: TrainConfig) -> Path:
 def combined_record(run_dir: Path, generation: int, window: int):
     """The records of generations ``generation - window + 1 .. generation`` as one
     :class:`~training.distill.TeacherData` (episode numbers made distinct per generation,
-    ``next`` rows offset)."""
-    from training.distill import TeacherData
+    ``next`` rows offset, as :func:`training.distill.generate` joins its batches)."""
+    from training.distill import TeacherData, concatenate_records
 
     records = []
     for g in range(max(0, generation - window + 1), generation + 1):
         data = TeacherData.load(generation_dir(run_dir, g) / "teacher.npz")
         records.append(replace(data, deals=data.deals + g * 1_000_000_000))
-    if len(records) == 1:
-        return records[0]
-    offsets = np.cumsum([0] + [len(r) for r in records[:-1]])
-    first = records[0]
-    values = None if first.values is None else np.concatenate([r.values for r in records])
-    return TeacherData(
-        observations=np.concatenate([r.observations for r in records]), scale=first.scale,
-        masks=np.concatenate([r.masks for r in records]),
-        actions=np.concatenate([r.actions for r in records]),
-        seats=np.concatenate([r.seats for r in records]),
-        deals=np.concatenate([r.deals for r in records]),
-        rewards=np.concatenate([r.rewards for r in records]),
-        next=np.concatenate([np.where(r.next >= 0, r.next + o, -1)
-                             for r, o in zip(records, offsets, strict=True)]),
-        keys=np.concatenate([r.keys for r in records]),
-        num_deals=sum(r.num_deals for r in records), seconds=0.0, values=values)
-
-
-def build_network(cfg: TrainConfig):
-    """The run's network: ``cfg.ppo``'s model, with the ``init`` checkpoint's weights if
-    the config has one (random weights drawn from torch's generator otherwise)."""
-    from agents.policy.net import PolicyNet
-    from envs.registry import make_engine
-    from training.init_net import MODEL_FIELDS, load_init
-
-    engine = make_engine(cfg.game, 1, **cfg.options)
-    p = cfg.ppo
-    observation_size, init = engine.observation_size, None
-    if cfg.init is not None:
-        init = load_init(cfg.game, cfg.options, cfg.init,
-                         {name: getattr(p, name) for name in MODEL_FIELDS},
-                         engine.observation_size, engine.num_actions)
-        observation_size = init["observation_size"]
-    net = PolicyNet(observation_size, engine.num_actions, p.hidden, p.activation,
-                    p.features, p.delegate, p.symmetry)
-    if init is not None:
-        net.load_state_dict(init["state_dict"])
-    return net
+    return concatenate_records(records, sum(r.num_deals for r in records), 0.0)
 
 
 def run_generation(cfg: TrainConfig, run_dir: Path, generation: int, net,
@@ -348,6 +311,8 @@ def train_exit(cfg: TrainConfig, run_dir: Path, resume: bool = False,
     from tqdm import tqdm
 
     from agents.policy.checkpoint import load_checkpoint, make_checkpoint, save_checkpoint
+    from envs.registry import make_engine
+    from training.ppo_batch import build_network
     from training.resume import Interrupted
 
     run = ExitRun(cfg, run_dir)
@@ -356,7 +321,7 @@ def train_exit(cfg: TrainConfig, run_dir: Path, resume: bool = False,
         raise ValueError(f"{run_dir} holds no expert-iteration run to resume: start it "
                          "without --resume")
     done, spent = state["generations"], state["wall_seconds"]
-    net = build_network(cfg)
+    net = build_network(cfg, make_engine(cfg.game, 1, **cfg.options))
     network = None
     if done > 0:
         saved = load_checkpoint(generation_dir(run_dir, done - 1) / "policy.pt")

@@ -314,14 +314,10 @@ class Trainer(NamedTuple):
     delegate: Agent | None
 
 
-def build_trainer(cfg: TrainConfig, seed: int) -> Trainer:
-    """The batch engine of ``cfg.num_games`` games, the opponent pool (seeded with
-    ``seed``), the network (the weights of ``cfg.init`` if set), its Adam optimizer and
-    the delegate, the network playing the pool's ``self`` seats: the set-up of
-    :func:`train_batch_ppo` (and of the benchmark's PPO rows), in the order that draws
-    torch's generator for the weights."""
-    engine = make_engine(cfg.game, cfg.num_games, **cfg.options)
-    pool = make_pool(cfg.game, cfg.opponents, seed, cfg.max_snapshots)
+def build_network(cfg: TrainConfig, engine: BatchEngine) -> PolicyNet:
+    """The run's network for ``engine``'s game: ``cfg.ppo``'s model, with the weights of
+    ``cfg.init`` if set (loaded after the random ones are drawn, so torch's generator draws
+    as it would without)."""
     p = cfg.ppo
     observation_size, init = engine.observation_size, None
     if cfg.init is not None:  # the network of a checkpoint (training/init_net.py)
@@ -331,9 +327,21 @@ def build_trainer(cfg: TrainConfig, seed: int) -> Trainer:
         observation_size = init["observation_size"]  # a former observation's: its columns
     net = PolicyNet(observation_size, engine.num_actions, p.hidden, p.activation,
                     p.features, p.delegate, p.symmetry)
-    if init is not None:  # after the random weights, so torch's generator draws as without
+    if init is not None:
         net.load_state_dict(init["state_dict"])
-    optimizer = ppo_optimizer(net, p)
+    return net
+
+
+def build_trainer(cfg: TrainConfig, seed: int) -> Trainer:
+    """The batch engine of ``cfg.num_games`` games, the opponent pool (seeded with
+    ``seed``), the network (the weights of ``cfg.init`` if set), its Adam optimizer and
+    the delegate, the network playing the pool's ``self`` seats: the set-up of
+    :func:`train_batch_ppo` (and of the benchmark's PPO rows), in the order that draws
+    torch's generator for the weights."""
+    engine = make_engine(cfg.game, cfg.num_games, **cfg.options)
+    pool = make_pool(cfg.game, cfg.opponents, seed, cfg.max_snapshots)
+    net = build_network(cfg, engine)
+    optimizer = ppo_optimizer(net, cfg.ppo)
     delegate = make_delegate_agent(cfg)
     pool.set_self(net_act_fn(net, sample=True, delegate=delegate))
     return Trainer(engine, pool, net, optimizer, delegate)
