@@ -24,6 +24,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from envs import registry
 from records.output import atomic_files, available_memory, check_output
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch", type=int, default=1024,
                         help="games played together in one engine (default 1024)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
-    parser.add_argument("--game", choices=("abracadabra", "four_aces", "all"), default="all",
+    parser.add_argument("--game", choices=(*registry.GAMES, "all"), default="all",
                         help="the game(s) to fuzz (default all)")
     parser.add_argument("--only", default=None, metavar="CASE",
                         help="only the configuration with this label (as in the report)")

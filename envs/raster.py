@@ -223,7 +223,7 @@ def warm_up(engine=None) -> None:
             for legal, shown in ((False, False), (True, False), (False, True)):
                 _card_sprite(card, size, legal, shown)
     games = registry.GAMES if engine is None else (game_of(engine),)  # imports engines
-    for name in games:
+    for name in (g for g in games if g in SCENE_BUILDERS):
         importlib.import_module(SCENE_BUILDERS[name].partition(":")[0])
     image, _ = _canvas()  # this thread's canvas, its pages touched
     image.paste(*_card_sprite(None, BIG, False, False)[:2])

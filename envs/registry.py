@@ -18,13 +18,18 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import os
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 
 @dataclass(frozen=True)
 class Game:
-    """Everything the layers above need to know about one game."""
+    """Everything the layers above need to know about one game, declared by the game
+    (``envs/<game>/game.py``). Pieces are ``"module:attribute"`` strings (or a module),
+    imported on first use by :meth:`load`; an empty string or ``None`` is a capability the
+    game does not provide, and :meth:`require` refuses it in one line."""
 
     name: str  #: the game's name on the command line and in records
     title: str  #: its name in prose
@@ -36,52 +41,146 @@ class Game:
     deal_word: str  #: what one episode of ``episode="deal"`` is called: "deal" / "round"
     #: the tournament's episode names ("deal" | "match") in the config's terms
     episodes: dict[str, str] = field(default_factory=dict)
-    #: the config option that picks the table size on the command line, and its choices
+    #: the config option that picks the table size on the command line
     table_option: str = "variant"
+    #: the table options people choose (the web app's forms), each with its choices in
+    #: the order offered; the table option first
+    tables: dict[str, tuple] = field(default_factory=dict)
+    #: the label of a table option where it is not the option's name with spaces
+    table_labels: dict[str, str] = field(default_factory=dict)
+    #: a table's short name from its config options, ``str.format`` style
+    #: (``"{variant}"``, ``"{num_players}p"``): how checkpoints and reports name tables
+    table_key: str = "{variant}"
+    #: the table every tool uses when none is named (bench, demo): config options
+    default_table: dict = field(default_factory=dict)
+    #: "module:function" ``(engine, game, seat, face_up) -> envs.table_view.Scene``
+    scene: str | None = None
+    #: module with the web app's result pieces: ``breakdown(engine, result, cards)``
+    #: (``{"kind", "rows", "heading", "columns", "cells", "notes"}``), and optionally
+    #: ``needs_state_before(engine)``, ``round_end_cards(engine_before, action)`` and
+    #: ``step_mark(engine, scene, step)`` (a replay's marks)
+    results: str | None = None
+    #: what a click on one of one's own cards does in the web app: ``"<this>:<card>"``
+    card_action: str = "play"
+    #: the web app's button that starts the next game once one is over
+    again_label: str = "Deal again"
+    #: the fuzz: "module:function" listing its cases (``-> list[envs.fuzz.cases.FuzzCase]``)
+    fuzz_cases: str | None = None
+    #: the fuzz: "module:Class" of the reference checker (``Checker(engine)``)
+    fuzz_checker: str | None = None
+    #: the state field holding each game's 64-bit deal key (the fuzz reproduces with it)
+    key_field: str = "key"
+    #: the registered agent that is the game's strongest heuristic (ladder's reference)
+    reference: str | None = None
+    #: the agents of the ladder, weakest first
+    ladder: tuple[str, ...] = ()
+    #: the rollout policies its search agents may use (:mod:`agents.search.rollouts`);
+    #: empty: the game provides no search rollouts (no ``pimc``)
+    rollouts: tuple[str, ...] = ()
+    #: the rollout used when none is named
+    default_rollout: str | None = None
+    #: the actions a network decides when a delegate heuristic plays the rest,
+    #: ``(start, stop)`` (Abracadabra's bids), or None
+    network_actions: tuple[int, int] | None = None
+    #: the training config of the committed policy (the hint of a missing checkpoint)
+    policy_config: str | None = None
+    #: bench: the (label, config options) rows of the engine throughput benchmark
+    bench_tables: tuple[tuple[str, dict], ...] = ()
+    #: bench: the batch engine's target over OpenSpiel's bare steps/s per observation dtype
+    bench_targets: dict[str, float] = field(default_factory=dict)
+    #: bench: the heuristics of the entry-point tournament row
+    bench_agents: tuple[str, ...] = ()
+    #: bench: the training configs of the entry-point PPO rows
+    bench_configs: tuple[str, ...] = ()
+    #: ``cardrl demo``: (training config, table options, line-up beside the policy)
+    demo: tuple[str, dict, tuple[str, ...]] | None = None
 
     def load(self, what: str) -> Any:
         """The object named by one of the ``"module:attribute"`` fields (or a module)."""
-        target = getattr(self, what)
+        target = self.require(what)
         module_name, _, attribute = target.partition(":")
         module = importlib.import_module(module_name)
         return getattr(module, attribute) if attribute else module
 
+    def require(self, what: str, capability: str | None = None):
+        """The field ``what``; ``ValueError`` in one line when the game leaves it empty
+        (``game X provides no <capability>``)."""
+        value = getattr(self, what)
+        if value is None or value == "" or value == () or value == {}:
+            what = capability or what.replace("_", " ")
+            raise ValueError(f"game {self.name!r} provides no {what}")
+        return value
 
-_GAMES: dict[str, Game] = {
-    game.name: game
-    for game in (
-        Game(
-            name="abracadabra",
-            title="Abracadabra",
-            config="envs.abracadabra.config:AbracadabraConfig",
-            engine="envs.abracadabra.engine:AbracadabraEngine",
-            env_module="envs.abracadabra_v1",
-            deal_io="envs.abracadabra.deal_io",
-            narration="envs.abracadabra.narration",
-            deal_word="deal",
-            episodes={"deal": "deal", "match": "match"},
-            table_option="variant",
-        ),
-        Game(
-            name="four_aces",
-            title="Four Aces",
-            config="envs.four_aces.config:FourAcesConfig",
-            engine="envs.four_aces.engine:FourAcesEngine",
-            env_module="envs.four_aces_v0",
-            deal_io="envs.four_aces.deal_io",
-            narration="envs.four_aces.narration",
-            deal_word="round",
-            episodes={"deal": "round", "match": "match"},
-            table_option="num_players",
-        ),
-    )
-}
+    def table_name(self, **options) -> str:
+        """The short name of the table of config ``options`` (:attr:`table_key`), the
+        config's defaults filling what is not given."""
+        config = self.load("config")
+        values = {f.name: f.default for f in dataclasses.fields(config)
+                  if f.default is not dataclasses.MISSING}
+        values.update(options)
+        return self.table_key.format(**values)
 
-#: the game names, in a fixed order
-GAMES: tuple[str, ...] = tuple(_GAMES)
+
+_GAMES: dict[str, Game] = {}
+
+#: the game names, in the order registered
+GAMES: tuple[str, ...] = ()
 
 #: the tournament's episode names ("deal" | "match") in each game's config terms
-EPISODES: dict[str, dict[str, str]] = {name: game.episodes for name, game in _GAMES.items()}
+EPISODES: dict[str, dict[str, str]] = {}
+
+
+def register(game: Game) -> Game:
+    """Add ``game`` to the registry (the one call a game makes; the built-in games' own
+    ``envs/<game>/game.py`` go through it too). A second game of the same name is a
+    ``ValueError``."""
+    global GAMES
+    if not isinstance(game, Game):
+        raise TypeError(f"register() takes an envs.registry.Game, got {type(game).__name__}")
+    if game.name in _GAMES:
+        raise ValueError(f"game {game.name!r} is registered already")
+    _GAMES[game.name] = game
+    GAMES = tuple(_GAMES)
+    EPISODES[game.name] = game.episodes
+    return game
+
+
+def unregister(name: str) -> None:
+    """Remove game ``name`` (tests that register a game for a while)."""
+    global GAMES
+    get(name)
+    del _GAMES[name]
+    EPISODES.pop(name, None)
+    GAMES = tuple(_GAMES)
+
+
+class Declared(Mapping):
+    """A read-only ``{game: field}`` view of one descriptor field, over the games that
+    declare it (a non-empty value), read when asked: ``Declared("rollouts")``; with
+    ``load=True`` the values are the objects the ``"module:attribute"`` strings name."""
+
+    def __init__(self, what: str, load: bool = False):
+        self.what = what
+        self.loads = load
+
+    def __getitem__(self, game: str):
+        value = getattr(_GAMES[game], self.what) if game in _GAMES else None
+        if value is None or value == "" or value == () or value == {}:
+            raise KeyError(game)
+        return _GAMES[game].load(self.what) if self.loads else value
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name in GAMES if name in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __contains__(self, game: object) -> bool:
+        try:
+            self[game]  # type: ignore[index]
+        except KeyError:
+            return False
+        return True
 
 
 def get(game: str) -> Game:
@@ -116,3 +215,21 @@ def make_env(game: str, **options):
 def num_seats(game: str, **options) -> int:
     """The number of seats that act (agents at a table) under ``options``."""
     return int(make_config(game, **options).num_players)
+
+
+def _load(target: str) -> Any:
+    """``"module:attribute"`` imported."""
+    module_name, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module_name), attribute)
+
+
+#: the games of this repository: each package's descriptor (light modules: no engine)
+BUILT_IN = ("envs.abracadabra.game:GAME", "envs.four_aces.game:GAME")
+#: more games for this process: modules (comma-separated) that call :func:`register`
+#: when imported, such as a game of one's own outside this repository
+PLUGINS_VARIABLE = "CARDRL_GAMES"
+
+for _target in BUILT_IN:
+    register(_load(_target))
+for _module in filter(None, os.environ.get(PLUGINS_VARIABLE, "").split(",")):
+    importlib.import_module(_module.strip())

@@ -18,16 +18,13 @@ strings (``"QS"``, ``"TH"``, ``"JK"``, :mod:`envs.cards`); a card the viewer may
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from dataclasses import dataclass, field
 
 from envs import registry
 
-#: game -> "module:function" building its scene: ``(engine, game, seat, face_up) -> Scene``
-SCENE_BUILDERS: dict[str, str] = {
-    "abracadabra": "envs.abracadabra.scene:scene",
-    "four_aces": "envs.four_aces.scene:scene",
-}
+#: game -> "module:function" building its scene: ``(engine, game, seat, face_up) -> Scene``,
+#: as each game's descriptor declares it (:attr:`envs.registry.Game.scene`)
+SCENE_BUILDERS = registry.Declared("scene")
 
 
 @dataclass
@@ -86,8 +83,7 @@ def scene_of(engine, game: int = 0, seat: int | None = None, face_up: bool = Fal
     """The :class:`Scene` of game ``game`` of ``engine`` seen from ``seat`` (default: the
     seat to act, seat 0 once over), or with every card face up (``face_up``; then
     ``seat`` only chooses who sits at the bottom)."""
-    module_name, _, function = SCENE_BUILDERS[game_of(engine)].partition(":")
-    build = getattr(importlib.import_module(module_name), function)
+    build = registry.get(game_of(engine)).load("scene")  # or "game X provides no scene"
     if seat is None and not face_up:
         seat = max(int(engine.current_player[game]), 0)
     return build(engine, game, seat, face_up)

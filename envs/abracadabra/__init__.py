@@ -5,21 +5,29 @@ The rules' constants are :mod:`.rules`, the games' arrays :mod:`.state`, the eng
 :mod:`.engine`; the PettingZoo environment is :mod:`envs.abracadabra_v1`.
 """
 
-from .config import AbracadabraConfig, VariantSpec
-from .engine import AbracadabraEngine
-from .observation import LAYOUT
-from .rules import (
-    ACTION_NAMES,
-    BID_OFFSET,
-    CALL,
-    NO_CALL,
-    NUM_ACTIONS,
-    PLAY_OFFSET,
-    SHOW_OFFSET,
-    STOP,
-    Phase,
-)
-from .state import AbracadabraState
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: each name of the package -> the module defining it, imported on first use, so that the
+#: game's descriptor (:mod:`.game`, read by :mod:`envs.registry`) loads no engine
+_EXPORTS: dict[str, str] = {
+    "AbracadabraConfig": ".config",
+    "VariantSpec": ".config",
+    "AbracadabraEngine": ".engine",
+    "LAYOUT": ".observation",
+    "ACTION_NAMES": ".rules",
+    "BID_OFFSET": ".rules",
+    "CALL": ".rules",
+    "NO_CALL": ".rules",
+    "NUM_ACTIONS": ".rules",
+    "PLAY_OFFSET": ".rules",
+    "SHOW_OFFSET": ".rules",
+    "STOP": ".rules",
+    "Phase": ".rules",
+    "AbracadabraState": ".state",
+}
 
 __all__ = [
     "ACTION_NAMES",
@@ -37,3 +45,12 @@ __all__ = [
     "Phase",
     "VariantSpec",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """One of :data:`_EXPORTS`, imported from its module (then kept here)."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+    globals()[name] = value
+    return value

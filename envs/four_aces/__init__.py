@@ -5,12 +5,26 @@
 imported here; :mod:`envs.four_aces_v0` is the PettingZoo adapter.
 """
 
-from envs.four_aces.config import DEFAULT_MAX_ROUNDS, FourAcesConfig
-from envs.four_aces.engine import FourAcesEngine
-from envs.four_aces.observation import LAYOUT
-from envs.four_aces.rules import ACTION_NAMES, DISCARD_OFFSET, DRAW, NUM_ACTIONS
-from envs.four_aces.scoring import score_batch, score_cards
-from envs.four_aces.state import FourAcesState
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: each name of the package -> the module defining it, imported on first use, so that the
+#: game's descriptor (:mod:`.game`, read by :mod:`envs.registry`) loads no engine
+_EXPORTS: dict[str, str] = {
+    "DEFAULT_MAX_ROUNDS": ".config",
+    "FourAcesConfig": ".config",
+    "FourAcesEngine": ".engine",
+    "LAYOUT": ".observation",
+    "ACTION_NAMES": ".rules",
+    "DISCARD_OFFSET": ".rules",
+    "DRAW": ".rules",
+    "NUM_ACTIONS": ".rules",
+    "score_batch": ".scoring",
+    "score_cards": ".scoring",
+    "FourAcesState": ".state",
+}
 
 __all__ = [
     "ACTION_NAMES",
@@ -25,3 +39,12 @@ __all__ = [
     "score_batch",
     "score_cards",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """One of :data:`_EXPORTS`, imported from its module (then kept here)."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+    globals()[name] = value
+    return value

@@ -8,7 +8,7 @@ each a vectorised reference of its game's rules driven by the record of the play
 ``make test``; ``cardrl fuzz`` runs the long one (``results/fuzz.md``).
 """
 
-from envs.fuzz.cases import FuzzCase, abracadabra_cases, all_cases, four_aces_cases
+from envs.fuzz.cases import FuzzCase, all_cases, fuzzed_games
 from envs.fuzz.checks import InvariantViolation
 from envs.fuzz.runner import CHECKERS, CaseResult, Violation, run_case
 
@@ -18,8 +18,7 @@ __all__ = [
     "FuzzCase",
     "InvariantViolation",
     "Violation",
-    "abracadabra_cases",
     "all_cases",
-    "four_aces_cases",
+    "fuzzed_games",
     "run_case",
 ]

@@ -23,8 +23,11 @@ A failed check raises :class:`~envs.fuzz.checks.InvariantViolation` naming the g
 
 from __future__ import annotations
 
+from itertools import cycle, product
+
 import numpy as np
 
+from envs.abracadabra.config import MAX_STAKE_UNIT
 from envs.abracadabra.engine import AbracadabraEngine
 from envs.abracadabra.rules import CALL, NO_CALL, NUM_ACTIONS, PLAY_OFFSET, SHOW_OFFSET, STOP
 from envs.abracadabra.state import unpack_cards
@@ -414,3 +417,37 @@ class AbracadabraChecker:
                      "leftover are the deck (B2, E1)", g)
         expect_equal(s.hand_bits[g] & s.void_bits[g], 0, "no hand holds a card of its "
                      "public void record (E2)", g)
+
+
+# -- the configurations the fuzz plays (envs.fuzz.cases; this game's descriptor names it) --
+#: (variant, joker) pairs: the joker is always used in ``four`` (A1)
+_DECKS = [("four", True), ("three", True), ("three", False), ("two_dummy", True),
+          ("two_dummy", False), ("two", True), ("two", False)]
+#: (ante, raise_increment): the smallest, a small odd pair and the largest allowed
+_STAKES = [(1, 1), (3, 2), (MAX_STAKE_UNIT, MAX_STAKE_UNIT)]
+#: match options: a short target, a deal limit reached before the target (M3), and long
+#: matches with a pot carried over many deals
+_MATCHES = [dict(target_points=40), dict(target_points=1000, max_deals=3),
+            dict(target_points=10**6, max_deals=60)]
+
+
+def fuzz_options() -> list[dict]:
+    """Every variant × joker × call_mode × raise_mode × episode (56 configurations), with
+    ``reward``, ``ante`` and ``raise_increment`` cycling through their kinds and extremes
+    (the largest stakes of the config's ranges among them, so that the worst-case sums are
+    played)."""
+    rewards = {"deal": cycle(["points", "relative", "chips"]),
+               "match": cycle(["points", "relative", "chips", "win"])}
+    stakes, matches = cycle(_STAKES), cycle(_MATCHES)
+    cases = []
+    for (variant, joker), call, raise_mode, episode in product(
+        _DECKS, ("manual", "auto"), ("multiple", "add"), ("deal", "match")
+    ):
+        ante, increment = next(stakes)
+        options = dict(variant=variant, joker=joker, call_mode=call, raise_mode=raise_mode,
+                       episode=episode, reward=next(rewards[episode]), ante=ante,
+                       raise_increment=increment)
+        if episode == "match":
+            options.update(next(matches))
+        cases.append(options)
+    return cases

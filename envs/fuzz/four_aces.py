@@ -23,6 +23,8 @@ A failed check raises :class:`~envs.fuzz.checks.InvariantViolation` naming the g
 
 from __future__ import annotations
 
+from itertools import cycle, product
+
 import numpy as np
 
 from envs.cards import JOKER, NUM_CARDS
@@ -308,3 +310,27 @@ class FourAcesChecker:
                 + s.discard_counts[g] + in_stock)
         expect_equal(held, DECK_COUNTS, "cards are conserved: hands + tables + discards + "
                      "stock are the 54 cards (G1)", g)
+
+
+# -- the configurations the fuzz plays (envs.fuzz.cases; this game's descriptor names it) --
+#: match options: a short target, a round limit reached before the target, a long match
+_MATCHES = [dict(target_points=20), dict(target_points=10**6, max_rounds=4),
+            dict(target_points=60)]
+
+
+def fuzz_options() -> list[dict]:
+    """Every player count × scoring × dealer × episode (24 configurations), with
+    ``reward`` and ``target_points`` cycling."""
+    rewards = {"round": cycle(["points", "relative"]),
+               "match": cycle(["points", "relative", "win"])}
+    matches = cycle(_MATCHES)
+    cases = []
+    for players, scoring, dealer, episode in product(
+        (3, 4, 5), ("strict", "free"), ("ace_of_spades", "rotate"), ("round", "match")
+    ):
+        options = dict(num_players=players, scoring=scoring, dealer=dealer, episode=episode,
+                       reward=next(rewards[episode]))
+        if episode == "match":
+            options.update(next(matches))
+        cases.append(options)
+    return cases

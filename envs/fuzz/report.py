@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from envs import registry
 from envs.fuzz.runner import CaseResult
-
-#: what one finished episode unit is called, per game
-DEAL_WORDS = {"abracadabra": "deals", "four_aces": "rounds"}
 
 
 def summary(results: Sequence[CaseResult]) -> dict[str, dict[str, int]]:
@@ -53,7 +51,7 @@ def markdown(results: Sequence[CaseResult], header: Sequence[str]) -> str:
     ]
     for game, row in summary(results).items():
         lines.append(f"| {game} | {row['cases']} | {row['steps']:,} | {row['agent_steps']:,} "
-                     f"| {row['deals']:,} {DEAL_WORDS.get(game, 'deals')} "
+                     f"| {row['deals']:,} {registry.get(game).deal_word}s "
                      f"| {row['episodes']:,} | {row['probes']:,} | {row['violations']} |")
     lines += ["", "## Per configuration", "",
               "| case | seed | batch steps | agent steps | deals/rounds | episodes | probes "

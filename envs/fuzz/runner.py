@@ -24,15 +24,13 @@ import numpy as np
 
 from envs import registry
 from envs.core import sample_uniform_legal
-from envs.fuzz.abracadabra import AbracadabraChecker
 from envs.fuzz.cases import FuzzCase
 from envs.fuzz.checks import InvariantViolation
-from envs.fuzz.four_aces import FourAcesChecker
 
-#: the checker of each game (tests/envs/test_fuzz.py checks it covers registry.GAMES)
-CHECKERS = {"abracadabra": AbracadabraChecker, "four_aces": FourAcesChecker}
-#: the state field holding each game's 64-bit key
-KEY_FIELDS = {"abracadabra": "key", "four_aces": "keys"}
+#: the reference checker of each game, as its descriptor names it (``fuzz_checker``)
+CHECKERS = registry.Declared("fuzz_checker", load=True)
+#: the state field holding each game's 64-bit key (``key_field``)
+KEY_FIELDS = registry.Declared("key_field")
 SIT_OUT = 0.05  #: the chance that a live game sits a step out (``active`` False)
 OBSERVE_EVERY = 16  #: steps between observation checks
 #: the memory a game takes while its case plays, over the arrays it keeps between steps

@@ -16,16 +16,14 @@ from envs.core import sample_uniform_legal
 from envs.fuzz import (
     CHECKERS,
     InvariantViolation,
-    abracadabra_cases,
     all_cases,
-    four_aces_cases,
     run_case,
 )
 
 #: every third configuration: every Abracadabra variant (and joker), Four Aces player
 #: count and option value is among them (checked below)
-ABRA = abracadabra_cases()[::3]
-FOUR = four_aces_cases()[::3]
+ABRA = all_cases("abracadabra")[::3]
+FOUR = all_cases("four_aces")[::3]
 
 
 def test_the_fuzz_covers_every_game_variant_and_option():
@@ -37,7 +35,7 @@ def test_the_fuzz_covers_every_game_variant_and_option():
             full = {str(c.options[key]) for c in all_cases(cases[0].game)}
             assert {str(c.options[key]) for c in cases} == full, key
     assert {(c.options["variant"], c.options["joker"]) for c in ABRA} == {
-        (c.options["variant"], c.options["joker"]) for c in abracadabra_cases()}
+        (c.options["variant"], c.options["joker"]) for c in all_cases("abracadabra")}
 
 
 @pytest.mark.parametrize("case", ABRA + FOUR, ids=lambda c: c.label)
