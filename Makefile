@@ -11,7 +11,7 @@ TORCH_PIP_ARGS := $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 # setuptools' note on flat-layout editable installs is information, not a problem here
 QUIET_PIP := PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install --quiet
 
-.PHONY: test demo lint bench clean
+.PHONY: test demo lint bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,5 +38,10 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/cardrl bench
 
+# the documentation site (mkdocs.yml) into site/, every warning an error; browse it with
+# `$(BIN)/mkdocs serve`
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache build site *.egg-info
