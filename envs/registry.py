@@ -94,6 +94,10 @@ class Game:
     bench_configs: tuple[str, ...] = ()
     #: ``cardrl demo``: (training config, table options, line-up beside the policy)
     demo: tuple[str, dict, tuple[str, ...]] | None = None
+    #: the pictures of :mod:`web.screenshots`: ``"table"`` (config options, random steps
+    #: before the SVG picture), ``"play"`` (table chosen in the page, agents of the other
+    #: seats, moves) and ``"replay"`` (table chosen in the page, the agents watched)
+    screenshots: dict[str, tuple] = field(default_factory=dict)
 
     def load(self, what: str) -> Any:
         """The object named by one of the ``"module:attribute"`` fields (or a module)."""

@@ -17,14 +17,43 @@ from pathlib import Path
 import agents
 from envs import registry
 
-#: Abracadabra's variants and Four Aces' player counts and scoring rules
-#: (docs/rules.md section A, G1, K3)
-TABLES = {
-    "abracadabra": {"variant": ["four", "three", "two_dummy", "two"]},
-    "four_aces": {"num_players": [3, 4, 5], "scoring": ["strict", "free"]},
-}
-#: the episode choices: one deal / round, or a whole match
-EPISODES = {"abracadabra": ["deal", "match"], "four_aces": ["round", "match"]}
+
+def tables(game: str) -> dict[str, list]:
+    """The table options offered for ``game`` and their choices, as its descriptor
+    declares them (:attr:`envs.registry.Game.tables`)."""
+    return {key: list(choices) for key, choices in registry.get(game).tables.items()}
+
+
+def episodes(game: str) -> list[str]:
+    """The episode choices of ``game``: one deal (round …), or a whole match."""
+    return list(dict.fromkeys(registry.get(game).episodes.values())) or ["deal"]
+
+
+def table_facts(game: str) -> dict:
+    """What the page needs to lay out a table of ``game`` without knowing the game: the
+    option that sets the seats and the seats of each of its choices, each option's
+    default and label, what a click on one's own card does, and the button that starts
+    the next game."""
+    descriptor = registry.get(game)
+    config = descriptor.load("config")
+    defaults = {f.name: f.default for f in dataclasses.fields(config)
+                if f.default is not dataclasses.MISSING}
+    offered = tables(game)
+    option = descriptor.table_option
+    seats = {str(choice): registry.num_seats(game, **{option: choice})
+             for choice in offered.get(option, [])}
+    if not seats:
+        seats = {"": registry.num_seats(game)}
+    return {
+        "table_option": option if option in offered else "",
+        "seats": seats,
+        "defaults": {key: defaults[key] if defaults.get(key) in choices else choices[0]
+                     for key, choices in offered.items()},
+        "labels": {key: descriptor.table_labels.get(key, key.replace("_", " ", 1))
+                   for key in offered},
+        "card_action": descriptor.card_action,
+        "again": descriptor.again_label,
+    }
 
 
 class Catalog:
@@ -56,8 +85,9 @@ class Catalog:
             listing = agents.available(game)
             games[game] = {
                 "title": registry.get(game).title,
-                "tables": TABLES[game],
-                "episodes": EPISODES[game],
+                "tables": tables(game),
+                "episodes": episodes(game),
+                **table_facts(game),
                 "agents": [{"spec": name, "summary": summary}
                            for name, summary in sorted(listing.items())],
             }
@@ -72,20 +102,22 @@ class Catalog:
         if not isinstance(table, dict):
             raise ValueError("table must be an object of options")
         options = {}
-        for key, choices in TABLES[game].items():
+        offered = tables(game)
+        for key, choices in offered.items():
             if key in table:
                 if table[key] not in choices:
                     raise ValueError(f"{key}={table[key]!r} is not offered: expected one of "
                                      f"{choices}")
                 options[key] = table[key]
-        episode = table.get("episode", EPISODES[game][0])
-        if episode not in EPISODES[game]:
-            raise ValueError(f"episode={episode!r}: expected one of {EPISODES[game]}")
-        options["episode"] = "match" if episode == "match" else EPISODES[game][0]
-        extra = sorted(set(table) - set(TABLES[game]) - {"episode"})
+        choices = episodes(game)
+        episode = table.get("episode", choices[0])
+        if episode not in choices:
+            raise ValueError(f"episode={episode!r}: expected one of {choices}")
+        options["episode"] = "match" if episode == "match" else choices[0]
+        extra = sorted(set(table) - set(offered) - {"episode"})
         if extra:
             raise ValueError(f"unknown table options {extra}: expected "
-                             f"{sorted(TABLES[game]) + ['episode']}")
+                             f"{sorted(offered) + ['episode']}")
         registry.make_config(game, **options)  # raises ValueError saying what is wrong
         return options
 

@@ -114,7 +114,7 @@ class PlaySession:
 
     def _deal_ended(self, before, action) -> None:
         result = plain(self.engine.result(0))
-        cards = round_end_cards(before, action) if before is not None else None
+        cards = round_end_cards(self.game, before, action) if before is not None else None
         self.results.append({"result": result,
                              "breakdown": breakdown(self.game, self.engine, result, cards)})
         if self.over:

@@ -34,7 +34,7 @@ from web.records_io import (
     record_line,
     seat_name,
 )
-from web.results import breakdown, needs_state_before, round_end_cards
+from web.results import breakdown, needs_state_before, round_end_cards, step_mark
 from web.workers import InUse
 
 #: steps between two kept engines (more in a long game: at most MAX_CHECKPOINTS)
@@ -100,7 +100,7 @@ class Positions:
             if engine.deal_over[0]:
                 deals += 1
                 result = plain(engine.result(0))
-                cards = round_end_cards(before, action) if before is not None else None
+                cards = round_end_cards(self.game, before, action) if before is not None else None
                 self.deal_ends[k] = {"result": result,
                                      "breakdown": breakdown(game, engine, result, cards)}
             if k % every == 0:
@@ -117,12 +117,7 @@ class Positions:
     def _label(self, engine, k: int) -> str:
         """The mark a step belongs to: its deal and trick (Abracadabra) or turn."""
         scene = scene_of(engine, 0, face_up=True)
-        if self.game == "four_aces":
-            return f"{scene.headline.split(' · ')[0]}, turn {k + 1}"
-        deal = scene.headline.split(" · ")[0]
-        if scene.phase == "play":
-            return f"{deal}, {scene.center_title.split(',')[0].lower()}"
-        return f"{deal}, {scene.phase}"
+        return step_mark(self.game, engine, scene, k)
 
     def engine_at(self, step: int):
         """A fresh engine in the position after ``step`` actions."""

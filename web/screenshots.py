@@ -21,11 +21,15 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync"]
 
-#: game -> (table options chosen in the page, agents of the other seats, moves to make)
-TABLES = {
-    "abracadabra": ({"variant": "four"}, ["heuristic", "policy", "heuristic"], 6),
-    "four_aces": ({"num_players": "4"}, ["policy", "heuristic", "greedy"], 5),
-}
+
+def _shots(kind: str) -> dict[str, tuple]:
+    """game -> its picture of ``kind`` (its descriptor's ``screenshots``), for the games
+    that declare one."""
+    from envs import registry
+
+    return {game: registry.get(game).screenshots[kind] for game in registry.GAMES
+            if kind in registry.get(game).screenshots}
+
 
 
 def _wait_version(page, before: str) -> None:
@@ -59,8 +63,7 @@ def table_pictures(out: Path) -> list[Path]:
     from envs.svg import write_svg
 
     written = []
-    for game, options, steps in (("abracadabra", {"variant": "four"}, 4 + 1 + 9),
-                                 ("four_aces", {"num_players": 4}, 10)):
+    for game, (options, steps) in _shots("table").items():
         engine = registry.make_engine(game, 1, **options)
         engine.reset(seed=2)
         rng = np.random.default_rng(2)
@@ -85,7 +88,7 @@ def screenshots(out: Path, chromium: str = "/usr/bin/chromium") -> list[Path]:
         context = browser.new_context(viewport={"width": 1100, "height": 1250},
                                       bypass_csp=True)
         page = context.new_page()
-        for game, (table, agents, moves) in TABLES.items():
+        for game, (table, agents, moves) in _shots("play").items():
             page.goto(server.url)
             page.wait_for_selector("body[data-ready='1']")
             page.select_option("#play-game", game)
@@ -103,27 +106,28 @@ def screenshots(out: Path, chromium: str = "/usr/bin/chromium") -> list[Path]:
             path = out / f"play_{game}.png"
             page.screenshot(path=str(path), full_page=True)
             written.append(path)
-        # a replay of agents with the policy's probabilities
-        page.goto(server.url)
-        page.wait_for_selector("body[data-ready='1']")
-        page.click("#tab-replay")
-        page.select_option("#watch-game", "four_aces")
-        page.select_option("#watch-opt-num_players", "4")
-        for select, spec in zip(page.query_selector_all("#watch-agents select"),
-                                ["policy", "heuristic", "greedy", "random"], strict=True):
-            select.select_option(spec)
-        page.click("#watch-start")
-        page.wait_for_selector("#replay-board svg")
-        for _ in range(5):
-            step = page.get_attribute("#replay-board", "data-step")
-            page.click("#replay-next")
-            page.wait_for_function(
-                f"document.querySelector('#replay-board').dataset.step !== '{step}'")
-            if page.query_selector("#replay-probs table"):
-                break
-        path = out / "replay_four_aces.png"
-        page.screenshot(path=str(path), full_page=True)
-        written.append(path)
+        for game, (table, agents) in _shots("replay").items():  # a policy's probabilities
+            page.goto(server.url)
+            page.wait_for_selector("body[data-ready='1']")
+            page.click("#tab-replay")
+            page.select_option("#watch-game", game)
+            for key, value in table.items():
+                page.select_option(f"#watch-opt-{key}", value)
+            for select, spec in zip(page.query_selector_all("#watch-agents select"), agents,
+                                    strict=True):
+                select.select_option(spec)
+            page.click("#watch-start")
+            page.wait_for_selector("#replay-board svg")
+            for _ in range(5):
+                step = page.get_attribute("#replay-board", "data-step")
+                page.click("#replay-next")
+                page.wait_for_function(
+                    f"document.querySelector('#replay-board').dataset.step !== '{step}'")
+                if page.query_selector("#replay-probs table"):
+                    break
+            path = out / f"replay_{game}.png"
+            page.screenshot(path=str(path), full_page=True)
+            written.append(path)
         browser.close()
     return written
 

@@ -38,4 +38,6 @@ GAME = Game(
     bench_agents=("heuristic", "sure_tricks", "expected_tricks", "control"),
     bench_configs=("configs/abracadabra_four.yaml",),
     demo=("configs/demo_abracadabra.yaml", {"variant": "four"}, ("heuristic", "random")),
+    screenshots={"table": ({"variant": "four"}, 4 + 1 + 9),
+                 "play": ({"variant": "four"}, ("heuristic", "policy", "heuristic"), 6)},
 )

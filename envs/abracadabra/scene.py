@@ -164,3 +164,42 @@ def points_by_rule(result: dict, config) -> list[dict]:
             "chips": result["chips"][s], "total": result["totals"][s]})
     return rows
 
+
+
+# -- the web app's result pieces (this game's descriptor names this module as ``results``) --
+def breakdown(engine, result: dict, cards: list[list[str]] | None = None) -> dict:
+    """A finished deal's points by rule (:func:`points_by_rule`) and the same as a table
+    to show: ``heading``, ``columns``, ``cells`` (one list of strings per seat) and
+    ``notes``."""
+    rows = points_by_rule(result, engine.config)
+    hitters = result["hitters"]
+    heading = f"Deal {result['deal'] + 1}: target {result['target']}" + (
+        f", hit by {', '.join(f'player_{s}' for s in hitters)}" if hitters else ", nobody hit")
+    cells = [[f"player_{r['seat']}", _text(r["tricks"]),
+              f"{_text(r['rank_cards'])} → {_text(2 * r['rank_cards'])}", _text(r["bonus"]),
+              _text(r["points"]), "hit" if r["hit"] else ("called, missed" if r["called"]
+                                                          else "-"),
+              _text(r["stake"]), _text(r["pot_share"] + r["final_share"]), _text(r["chips"]),
+              _text(r["total"])] for r in rows]
+    return {"kind": "rules", "rows": rows, "heading": heading,
+            "columns": ["seat", "tricks", "bid-rank cards ×2", "bonus", "points", "called",
+                        "stake", "pot share", "chips", "total"],
+            "cells": cells,
+            "notes": [f"Pot carried over: {_text(result['carry'])}"] if result.get("carry")
+            else []}
+
+
+def step_mark(engine, scene: Scene, step: int) -> str:
+    """A replay's mark for the position after ``step`` actions: the deal and the trick
+    being played, or the deal and its phase."""
+    deal = scene.headline.split(" · ")[0]
+    if scene.phase == "play":
+        return f"{deal}, {scene.center_title.split(',')[0].lower()}"
+    return f"{deal}, {scene.phase}"
+
+
+def _text(value) -> str:
+    """A number as the page writes it (``2`` for 2.0)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

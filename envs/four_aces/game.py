@@ -37,4 +37,7 @@ GAME = Game(
     bench_agents=("heuristic", "lookahead", "greedy"),
     bench_configs=("configs/four_aces_4p.yaml",),
     demo=("configs/demo_four_aces.yaml", {"num_players": 4}, ("greedy", "random")),
+    screenshots={"table": ({"num_players": 4}, 10),
+                 "play": ({"num_players": "4"}, ("policy", "heuristic", "greedy"), 5),
+                 "replay": ({"num_players": "4"}, ("policy", "heuristic", "greedy", "random"))},
 )

@@ -148,3 +148,40 @@ def points_by_combination(result: dict, cards: list[list[str]], config) -> list[
                      "total": result["totals"][s]})
     return rows
 
+
+
+# -- the web app's result pieces (this game's descriptor names this module as ``results``) --
+def needs_state_before(engine, game: int = 0) -> bool:
+    """Whether the next step's result needs the state before it: a match round that the
+    step may end by emptying the stock (the next round is dealt at once, so the round's
+    cards are gone after the step; a round episode keeps them, and a four-aces win, H4,
+    has no combinations to show)."""
+    return engine.config.episode == "match" and round_may_end(engine, game)
+
+
+def breakdown(engine, result: dict, cards: list[list[str]] | None = None) -> dict:
+    """A finished round's points by combination (:func:`points_by_combination`; ``cards``:
+    the scoring cards at the round's end, default the engine's now) and the same as a
+    table to show: ``heading``, ``columns``, ``cells`` (one list of strings per seat) and
+    ``notes``."""
+    if cards is None:
+        cards = scoring_cards(engine)
+    rows = points_by_combination(result, cards, engine.config)
+    holder = result["four_aces"]
+    heading = (f"player_{holder} holds all four aces!" if holder is not None
+               else f"Round {result['round'] + 1}")
+    cells = []
+    for r in rows:
+        combos = [f"{c['name']} {' '.join(c['cards'])} ({'+' if c['points'] > 0 else ''}"
+                  f"{c['points']})" for c in r["combinations"]]
+        cells.append([f"player_{r['seat']}", " ".join(r["cards"]) or "-",
+                      "four aces" if r["four_aces"] else ("; ".join(combos) or "-"),
+                      " ".join(r["loose"]) or "-", str(r["points"]), str(r["total"])])
+    return {"kind": "combinations", "rows": rows, "heading": heading,
+            "columns": ["seat", "scoring cards", "combinations", "loose", "points", "total"],
+            "cells": cells, "notes": []}
+
+
+def step_mark(engine, scene: Scene, step: int) -> str:
+    """A replay's mark for the position after ``step`` actions: the round and the turn."""
+    return f"{scene.headline.split(' · ')[0]}, turn {step + 1}"

@@ -44,16 +44,13 @@ function say(id, text, kind = "info") {
   node.className = "message " + kind;
 }
 
+// What a table of a game looks like comes from the server (GET /api/catalog: the seats
+// of each choice of the table option, each option's default and label).
 function seatsOf(game, table) {
-  if (game === "abracadabra") {
-    return { four: 4, three: 3, two_dummy: 2, two: 2 }[table.variant || "four"];
-  }
-  return Number(table.num_players || 4);
-}
-
-function defaultOf(key, choices) {
-  if (key === "num_players") return 4;
-  return choices[0];
+  const info = catalog.games[game];
+  const key = info.table_option;
+  const value = key ? (table[key] !== undefined ? table[key] : info.defaults[key]) : "";
+  return Number(info.seats[String(value)]);
 }
 
 // -- the table-choosing forms (play and watch) -------------------------------------------
@@ -69,9 +66,9 @@ function buildForm(prefix, withSeat) {
     tableSpan.replaceChildren(...Object.entries(info.tables).map(([key, choices]) => {
       const select = el("select", { id: `${prefix}-opt-${key}`, "data-key": key },
         choices.map((c) => el("option", { value: String(c), text: String(c) })));
-      select.value = String(old[key] !== undefined ? old[key] : defaultOf(key, choices));
+      select.value = String(old[key] !== undefined ? old[key] : info.defaults[key]);
       select.addEventListener("change", refreshSeats);
-      return el("label", { text: key.replace("_", " ") + " " }, [select]);
+      return el("label", { text: info.labels[key] + " " }, [select]);
     }));
     $(prefix + "-episode").replaceChildren(...info.episodes.map(
       (e) => el("option", { value: e, text: e === "match" ? "a whole match" : `one ${e}` })));
@@ -106,8 +103,11 @@ function buildForm(prefix, withSeat) {
 
 function readTable(prefix) {
   const table = {};
+  const game = $(prefix + "-game").value;
+  const offered = catalog.games[game] ? catalog.games[game].tables : {};
   document.querySelectorAll(`#${prefix}-table select`).forEach((s) => {
-    table[s.dataset.key] = s.dataset.key === "num_players" ? Number(s.value) : s.value;
+    const choices = offered[s.dataset.key] || [];
+    table[s.dataset.key] = typeof choices[0] === "number" ? Number(s.value) : s.value;
   });
   const episode = $(prefix + "-episode");
   if (episode && episode.value) table.episode = episode.value;
@@ -137,7 +137,7 @@ async function startPlay(event) {
 }
 
 function defaultCardAction(game, card) {
-  return (game === "four_aces" ? "discard:" : "play:") + card;
+  return catalog.games[game].card_action + ":" + card;
 }
 
 async function sendMove(action) {
@@ -184,8 +184,7 @@ function showPlay(state) {
   result.dataset.result = state.last && state.over ? JSON.stringify(state.last.result) : "";
   const next = $("play-next");
   next.hidden = !(state.waiting || state.over);
-  next.textContent = state.waiting ? "Next deal" : (state.game === "four_aces" ?
-    "Play another" : "Deal again");
+  next.textContent = state.waiting ? "Next deal" : catalog.games[state.game].again;
   const record = $("play-record");
   record.hidden = state.games_recorded === 0;
   record.href = `/api/play/${state.id}/record`;
@@ -195,39 +194,16 @@ function showPlay(state) {
 
 function cell(text, tag = "td") { return el(tag, { text: String(text) }); }
 
+// The server writes a result's table (web/results.py: heading, columns, cells, notes).
 function resultView(game, last) {
   const box = el("div", { class: "result-box" });
   const res = last.result;
-  const rows = last.breakdown.rows;
-  if (last.breakdown.kind === "rules") {
-    box.append(el("h3", { text: `Deal ${res.deal + 1}: target ${res.target}` +
-      (res.hitters.length ? `, hit by ${res.hitters.map((s) => "player_" + s).join(", ")}`
-        : ", nobody hit") }));
-    const head = ["seat", "tricks", "bid-rank cards ×2", "bonus", "points", "called", "stake",
-      "pot share", "chips", "total"];
-    const table = el("table", {}, [el("tr", {}, head.map((h) => cell(h, "th")))]);
-    for (const r of rows) {
-      table.append(el("tr", {}, [cell(`player_${r.seat}`), cell(r.tricks),
-        cell(`${r.rank_cards} → ${2 * r.rank_cards}`), cell(r.bonus), cell(r.points),
-        cell(r.hit ? "hit" : (r.called ? "called, missed" : "-")), cell(r.stake),
-        cell(r.pot_share + r.final_share), cell(r.chips), cell(r.total)]));
-    }
-    box.append(table);
-    if (res.carry) box.append(el("p", { text: `Pot carried over: ${res.carry}` }));
-  } else {
-    box.append(el("h3", { text: res.four_aces !== null ?
-      `player_${res.four_aces} holds all four aces!` : `Round ${res.round + 1}` }));
-    const head = ["seat", "scoring cards", "combinations", "loose", "points", "total"];
-    const table = el("table", {}, [el("tr", {}, head.map((h) => cell(h, "th")))]);
-    for (const r of rows) {
-      const combos = r.combinations.map(
-        (c) => `${c.name} ${c.cards.join(" ")} (${c.points > 0 ? "+" : ""}${c.points})`);
-      table.append(el("tr", {}, [cell(`player_${r.seat}`), cell(r.cards.join(" ") || "-"),
-        cell(r.four_aces ? "four aces" : (combos.join("; ") || "-")),
-        cell(r.loose.join(" ") || "-"), cell(r.points), cell(r.total)]));
-    }
-    box.append(table);
-  }
+  const shown = last.breakdown;
+  box.append(el("h3", { text: shown.heading }));
+  const table = el("table", {}, [el("tr", {}, shown.columns.map((h) => cell(h, "th")))]);
+  for (const row of shown.cells) table.append(el("tr", {}, row.map((c) => cell(c))));
+  box.append(table);
+  for (const note of shown.notes) box.append(el("p", { text: note }));
   if (res.match_over && res.winners) {
     box.append(el("p", { class: "winner",
       text: "Winner: " + res.winners.map((s) => "player_" + s).join(", ") }));
