@@ -120,8 +120,8 @@ def batch_loop(engine, seed: int = 0, clock: Callable[[], float] = time.perf_cou
                     continue
                 engine.reset(games=game_over)
                 # the clock is read when games end, as the OpenSpiel loops read it once a
-                # deal: at batch 1 a read of the CPU clock (a microsecond) every step
-                # would cost the row a tenth of its time
+                # deal: at batch 1 a read of the CPU clock every step would cost the row a
+                # noticeable share of its time
                 elapsed = clock() - start
                 if elapsed >= seconds:
                     return steps, deals, elapsed
@@ -129,8 +129,8 @@ def batch_loop(engine, seed: int = 0, clock: Callable[[], float] = time.perf_cou
     return run
 
 
-#: the most fills of one run of :func:`batch_time_split`'s floor (a batch of one fills in
-#: about 0.1 µs: 10 ms)
+#: the most fills of one run of :func:`batch_time_split`'s floor (bounds the run at a
+#: batch of one, whose fills are quick)
 _MOST_FILLS = 100_000
 #: the parts of a batch step that :func:`batch_time_split` times, in the loop's order
 SPLIT_PARTS = ("observe", "mask", "sample", "step", "reset")
@@ -143,8 +143,8 @@ def batch_time_split(engine, seconds: float, repeats: int = 1, seed: int = 0,
     ``legal_action_mask()``, :func:`~envs.core.sample_uniform_legal`, ``step``, the
     in-place ``reset`` of finished games) and ``other_ns`` (the loop's own bookkeeping and
     the clock reads); each the median of ``repeats`` runs of ``seconds`` after a warm-up
-    of a fifth of that. Wall clock (``time.perf_counter``, 50 ns a read): the CPU clock
-    costs about a microsecond a read, which would swamp a batch of one.
+    of a fifth of that. Wall clock (``time.perf_counter``, a cheap read): a read of the
+    CPU clock costs far more, which would swamp a batch of one.
 
     Also ``fill_ns``, the floor of ``observe``: the time per game of numpy's
     ``fill(0)`` of the same observation buffer (the median of ``repeats`` runs of a

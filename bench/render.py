@@ -37,7 +37,7 @@ CONFIGURATIONS: tuple[tuple[str, dict], ...] = (
     ("four_aces", {"num_players": 4}),
     ("four_aces", {"num_players": 5}),
 )
-#: the goal of every frame, in milliseconds (issue 40)
+#: the goal of every frame, in milliseconds
 BUDGET_MS = 20.0
 
 

@@ -16,7 +16,7 @@ from bench.openspiel import OPENSPIEL_GAME, OPENSPIEL_MODES
 
 BARE, OBS, OBSERVER = OPENSPIEL_MODES
 
-#: targets of the throughput issue (#17): batch engine at batch >= TARGET_BATCH vs
+#: the throughput targets: batch engine at batch >= TARGET_BATCH vs
 #: OpenSpiel bare steps/s, per game and observation dtype
 TARGETS = {
     ("abracadabra", "float32"): 12.0, ("abracadabra", "int8"): 20.0,

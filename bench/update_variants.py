@@ -1,6 +1,6 @@
 """What faster numerics would buy the PPO update: one rollout, updated under variants.
 
-The throughput issue asks training (learner decisions/s of the default Four Aces config)
+The throughput goal asks training (learner decisions/s of the default Four Aces config)
 to go 1.5× faster. ``cardrl bench --entry-points`` shows the update is most of an
 iteration and bounds what any change keeping its arithmetic could gain. This script
 measures the candidates instead: it collects one rollout of a config

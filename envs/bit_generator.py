@@ -1,12 +1,12 @@
 """numpy's random numbers inside compiled kernels, the same numbers numpy would draw.
 
-A ``numpy.random.Generator`` cannot cross into a kernel cheaply (numba unboxes one in
-about 8 µs), but its bit generator is a C struct every numpy bit generator shares,
-``bitgen_t`` (``numpy/random/bitgen.h``: ``state``, ``next_uint64``, ``next_uint32``,
-``next_double``, ``next_raw``), whose address :func:`address` reads once per call. A
-kernel takes that address as a plain integer and draws through it with
-:func:`next_uint32`, which calls the bit generator's own C function on its own state, so
-the stream, including the buffered half of a 64-bit draw, is the one numpy's methods see.
+A ``numpy.random.Generator`` cannot cross into a kernel cheaply (numba's unboxing of one
+costs more than a single game's step), but its bit generator is a C struct every numpy bit
+generator shares, ``bitgen_t`` (``numpy/random/bitgen.h``: ``state``, ``next_uint64``,
+``next_uint32``, ``next_double``, ``next_raw``), whose address :func:`address` reads once
+per call. A kernel takes that address as a plain integer and draws through it with
+:func:`next_uint32`, which calls the bit generator's own C function on its own state, so the
+stream, including the buffered half of a 64-bit draw, is the one numpy's methods see.
 :func:`bounded` is numpy's ``Generator.integers(n)`` for ``n <= 2**32 - 1`` (Lemire's
 method, as ``random_bounded_uint64_fill`` of numpy's ``distributions.c`` runs it for an
 int64 draw whose range fits 32 bits): the same number and the same generator state after,

@@ -1,6 +1,21 @@
-"""Pieces shared by the game engines: config validation and observation layouts.
+"""Pieces shared by the game engines.
 
-Nothing here imports an RL framework; the engines' state stays numpy arrays.
+- argument checks (``check_choice``, ``check_int``, ``check_seed`` for configs; the
+  ``check_*`` of games, seeds, actions, seats and output buffers for engine calls), each
+  raising ``ValueError`` that names the argument;
+- the observation: :class:`ObservationLayout` (segments by name, the docstring index
+  table) and :func:`observation_buffer`, with :func:`observation_entry` and the seat
+  arithmetic (:func:`seat_at`, :func:`seat_index`, :func:`slot_of`) of the compiled
+  observation kernels;
+- :class:`BatchEngine`, the interface every game engine offers;
+- counter-based randomness: 64-bit game keys (:func:`random_keys`, :func:`games_to_reset`)
+  and shuffles that are pure functions of (key, counter) (:func:`hashed_uniform`,
+  :func:`shuffled`, with compiled twins for the deal kernels);
+- bit counts (:func:`popcount64`) and uniform random legal actions
+  (:func:`sample_uniform_legal`).
+
+Nothing here imports an RL framework; the engines' state stays numpy arrays, and the
+kernels are compiled by numba (:mod:`envs.compiled`).
 """
 
 from __future__ import annotations
@@ -41,7 +56,7 @@ def check_seed(seed: object) -> None:
 _INT64 = np.dtype(np.int64)  #: numpy's one int64 dtype object (an identity test is cheap)
 _BOOL = np.dtype(bool)  #: numpy's bool dtype object (the sampler's masks, by identity)
 #: the dtypes of an observation buffer, as dtype objects: a membership test against them
-#: is a fraction of one against the scalar types (a microsecond matters at batch 1)
+#: is cheaper than one against the scalar types (it counts at batch 1)
 _FLOAT32, _INT8 = np.dtype(np.float32), np.dtype(np.int8)
 _OBSERVATION_DTYPES = (_FLOAT32, _INT8)
 
@@ -413,9 +428,9 @@ def random_keys(rng: np.random.Generator, n: int) -> np.ndarray:
     From a PCG64 generator (``np.random.default_rng``'s, the engines') they are its raw
     64-bit outputs shifted right once, which is what numpy's Lemire draw of that range
     computes (the high word of ``x * 2**63``, never rejected: its threshold is 0),
-    without ``integers``' few microseconds of argument handling, a third of a reset of
-    a few games. ``tests/envs/test_int8_and_sampler_fast_paths.py`` checks both ways
-    against each other."""
+    without ``integers``' argument handling, which dominates a reset of a few games.
+    ``tests/envs/test_int8_and_sampler_fast_paths.py`` checks both ways against each
+    other."""
     if type(rng.bit_generator) is np.random.PCG64:
         return rng.bit_generator.random_raw(n) >> np.uint64(1)
     return rng.integers(0, 2**63, size=n, dtype=np.int64).astype(np.uint64)
@@ -470,8 +485,7 @@ def seat_at(slot: int, seat: int, num_players: int) -> int:
 def seat_index(slot: int, seat: int, num_players: int) -> np.uintp:
     """:func:`seat_at` as an unsigned integer, to index a state array's seats with: numba
     adds the length to a negative signed index, and a computed seat could be negative as
-    far as the compiler can tell (that took 6 of the 46 ns of Abracadabra's int8
-    observation at 1024 games)."""
+    far as the compiler can tell, which costs every seat index an addition."""
     return np.uintp(seat_at(slot, seat, num_players))
 
 
@@ -488,8 +502,8 @@ def observation_entry(row: np.ndarray, n: int, divisor: float) -> float:
     float32 row the float64 quotient ``n / divisor`` (which the row rounds once, as numpy
     does), for an int8 row ``n`` itself (the integer observation, whose scale holds
     ``1 / divisor``). In a kernel the choice is made when it compiles, by the row's dtype:
-    read from a flag at run time, it cost each entry a branch and two conversions
-    (Abracadabra's int8 observation took 92 ns instead of 80)."""
+    read from a flag at run time, it would cost each entry a branch and two
+    conversions."""
     return n if row.dtype == np.int8 else n / divisor
 
 
@@ -572,8 +586,8 @@ def shuffle_order(key: np.uint64, counter: np.uint64, u: np.ndarray, order: np.n
 
 
 def stable_argsort_rows(values: np.ndarray) -> np.ndarray:
-    """``np.argsort(values, axis=1, kind="stable")`` of a 2-d array, about twice as fast
-    on short rows: numpy's default sort orders the rows, and only rows holding
+    """``np.argsort(values, axis=1, kind="stable")`` of a 2-d array, faster on short
+    rows: numpy's default sort orders the rows, and only rows holding
     equal values (practically never for hash draws) are sorted again stably. A row without
     ties has one ascending order, so the result is exactly the stable argsort's."""
     if len(values) < 32:  # a few rows: the checks would cost more than they save
@@ -616,7 +630,7 @@ def sample_uniform_legal(rng: np.random.Generator, action_masks: np.ndarray) -> 
     returns the position of the row's ``r``-th legal entry. The numbers are those of
     ``rng.integers(0, counts)``; counting, drawing and finding run as one compiled loop
     over the rows (:func:`_draw_legal`, drawing through :mod:`envs.bit_generator`), so a
-    batch of one costs about a microsecond. A row without a legal action raises
+    batch of one pays no per-call overhead of numpy's. A row without a legal action raises
     ``ValueError`` before anything is drawn.
     """
     masks = action_masks if type(action_masks) is np.ndarray else np.asarray(action_masks)
@@ -646,8 +660,9 @@ _LAST_GENERATOR: tuple = (None, 0)
 
 def _address(generator: np.random.BitGenerator) -> int:
     """:func:`envs.bit_generator.address` of ``generator``, read once while it is the one
-    drawn from (a program samples from one generator after another: its address is a
-    tenth of a single game's sampling). Holds the last generator alive."""
+    drawn from (a program samples from one generator after another, and reading the
+    address is a noticeable part of a single game's sampling). Holds the last generator
+    alive."""
     global _LAST_GENERATOR
     last = _LAST_GENERATOR
     if last[0] is not generator:

@@ -4,7 +4,7 @@ The same picture as :mod:`envs.svg`, as a ``uint8 [720, 1000, 3]`` array (Pettin
 ``render_mode="rgb_array"``). Pillow comes with matplotlib; it is imported on first use.
 Text uses the DejaVu Sans font matplotlib ships (Pillow's default font otherwise).
 
-Speed: a frame is a few milliseconds because nothing is drawn twice. Every card (each
+Speed (``python -m bench.render`` times the frames): nothing is drawn twice. Every card (each
 card, face down too, at each size, plain, raised as legal or edged as shown) is drawn once
 into a sprite and pasted after that, and every text is rasterised once per size into a
 mask through which its colour is pasted. :func:`warm_up` draws all the card sprites and
@@ -213,7 +213,7 @@ def warm_up(engine=None) -> None:
     fonts, draw every card sprite (every card and the back, at both sizes, plain, legal
     and shown), make this thread's canvas and convert it (the allocator's first large
     blocks), and import the modules :func:`envs.table_view.scene_of` needs for ``engine`` (for
-    every game when None). About 0.1 s the first time, nothing after."""
+    every game when None); later calls do nothing."""
     from PIL import ImageFile  # noqa: F401 - what the first tobytes() imports
 
     for size, bold in _FONT_SIZES:

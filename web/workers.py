@@ -6,7 +6,7 @@ wait; one more is refused at once with :class:`Busy` (the app answers 503 with i
 message), so a flood costs the flooder answers, not the server its memory or the other
 users their turn. Threads suffice: the engines and agents spend their time in numba
 kernels and numpy/torch calls, and Python switches threads every few milliseconds between
-them (a four-``pimc`` game keeps the event loop waiting at most ~12 ms at a time).
+them (``sys.getswitchinterval``).
 
 The app keeps its pools apart (:func:`default_pools`), so games being played are never
 queued behind uploads or search agents. A session is used by one request at a time

@@ -33,8 +33,8 @@ the legal-action mask and the observation run as compiled loops over the games
 (:mod:`.kernels` and :func:`.observation.observe_games`, numba, cached on disk), and so
 do dealing (B, :func:`.kernels.deal_games`) and the end of a deal (F2, S1–S4, M1–M3,
 :func:`.kernels.finish_deals`). The per-step kernels are called as machine code found once
-per state (:func:`envs.compiled.machine_code`): a single game's step would otherwise pay a
-microsecond a call for numba's typing of 30 arguments.
+per state (:func:`envs.compiled.machine_code`): a single game's step would otherwise pay
+numba's typing of some 30 arguments on every call.
 
 Card sets (hands, cards played, cards shown) are ``uint64`` bit sets, bit ``c`` for card
 index ``c``: playing a card is one ``&=``, "must follow suit" is one ``&`` with a
@@ -109,8 +109,8 @@ FINISH_ARRAYS = ArrayNames("tricks_won", "called", "target", "stakes", "rank_car
                            "last_share", "last_final_share", "last_carry", "last_deal",
                            "winners", "phase", "current_player", "game_over", "dealer",
                            "deal_index")
-#: buckets of the deal's sort (kernels.deal_games): about two per card, where one per card left
-#: more moves (and mispredicted branches) to its insertion sort: a reset 8% faster
+#: buckets of the deal's sort (kernels.deal_games): about two per card, where one per card
+#: leaves more moves (and mispredicted branches) to its insertion sort
 DEAL_BUCKETS = 128
 
 class AbracadabraEngine(BatchEngine):

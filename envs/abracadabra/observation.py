@@ -192,9 +192,9 @@ def _zeros_but_card_sets(row: np.ndarray) -> None:
     """Zero ``row``, at least every column outside the card sets; compiled once per row
     dtype (:func:`_zeros_of`). A float32 row (3 KB) is zeroed whole: a memset of a whole
     row writes its cache lines without reading them from memory, where zeros around the
-    sets took twice as long at 8192 rows. An int8 row (771 bytes) is zeroed around the
-    sets: its whole-row memset took twice as long at 8192 rows (112 ns instead of 56), and
-    zeroing the sets before writing them took 71 ns instead of 65 at 1024 rows."""
+    sets were slower at large batches. An int8 row (771 bytes) is zeroed around the sets:
+    there a whole-row memset was the slower, and so was zeroing the sets before writing
+    them (``cardrl bench`` times the observation)."""
     row[:] = 0
 
 

@@ -1,12 +1,19 @@
 """Abracadabra's rules as constants: phases, the action space and the rule lookup tables.
 
-Imported by the engine, the observation encoder and the agents; nothing here changes
-during a game. Rule ids are those of docs/rules.md sections A–M.
+Read by the engine and its compiled kernels, the observation encoder, the renderers and
+the agents, among others; nothing here changes during a game, and the tables are
+read-only. Rule ids are those of docs/rules.md sections A–M.
 
-Card sets are ``uint64`` bit sets (bit ``c`` for card index ``c``, :data:`CARD_BIT`): the
-tables below turn rules into one lookup each. The hot paths index them with flat indices
-(``table.reshape(-1).take(row * width + column)``): numpy's indexing with two or three
-index arrays costs several times more than one flat gather.
+- :class:`Phase`: the decision a game waits for (C1 bid, D1 show, F1 call, E play, over);
+- the one flat action space of every variant, by named offsets: bids ``0..13``
+  (:data:`BID_OFFSET`), ``show:<card>`` (:data:`SHOW_OFFSET`), :data:`STOP`,
+  ``play:<card>`` (:data:`PLAY_OFFSET`), :data:`CALL`, :data:`NO_CALL`;
+  :data:`ACTION_NAMES` names each id;
+- card tables that turn a rule into one lookup: :data:`BID_VALUE` (A3),
+  :data:`EFFECTIVE_SUIT` (B3), :data:`FOLLOW_BITS` (E2), :data:`TRICK_STRENGTH` (E3).
+
+Card sets are ``uint64`` bit sets (bit ``c`` for card index ``c``, :data:`CARD_BIT`), so a
+follow-suit constraint is one AND with a :data:`FOLLOW_BITS` entry.
 """
 
 from __future__ import annotations

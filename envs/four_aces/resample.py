@@ -180,8 +180,7 @@ def select_games(state: FourAcesState, rows: np.ndarray) -> FourAcesState:
 
 def seeded_generator(seeds: Sequence[int] | np.ndarray) -> np.random.Generator:
     """A generator seeded from all of ``seeds`` (valid seeds: see :func:`resample_many`),
-    by a 64-bit hash of them (a ``SeedSequence`` of thousands of seeds costs
-    milliseconds)."""
+    by a 64-bit hash of them (a ``SeedSequence`` of thousands of seeds is slow)."""
     seeds = np.asarray(seeds, dtype=np.uint64).reshape(-1)
     mixed = splitmix64(seeds ^ splitmix64(np.arange(len(seeds), dtype=np.uint64)))
     return np.random.default_rng(int(np.bitwise_xor.reduce(mixed)))
@@ -252,7 +251,7 @@ def _ascending(counts: np.ndarray) -> np.ndarray:
 
 def _gather(rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
     """``rows[i, columns[i, j]]`` ([X, m] of ``rows`` [X, n]): ``take_along_axis`` as one
-    flat take (several times faster)."""
+    flat take, which is faster."""
     offsets = np.arange(0, rows.size, rows.shape[1], dtype=np.intp)[:, None]
     return rows.reshape(-1).take(columns + offsets)
 

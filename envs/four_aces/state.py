@@ -124,7 +124,7 @@ class FourAcesState(KernelState):
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     # flat views of the per-seat arrays, one row per (game, seat) pair ``game * P + seat``:
-    # made on use (a reshape costs well under a microsecond), so copies of a state stay
+    # made on use (a reshape is cheap), so copies of a state stay
     # consistent
     @property
     def hand_rows(self) -> np.ndarray:
