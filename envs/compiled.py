@@ -5,17 +5,17 @@ over the batch (:mod:`envs.abracadabra.kernels`, :mod:`envs.four_aces.kernels` a
 observation encoders). Those kernels only read and write arrays they are given; they
 allocate nothing, so they are compiled without numba's reference counting (its ``_nrt``
 option off): with it, every call of a per-game helper that takes arrays pays atomic
-increments and decrements of each one, which made the Abracadabra step three times
-slower at batch 8192. A kernel that allocated would fail to compile, not misbehave.
+increments and decrements of each one, which would dominate the Abracadabra step at
+large batches. A kernel that allocated would fail to compile, not misbehave.
 Compiled code is cached on disk (``cache=True``): a fresh install compiles once.
 ``tests/envs/test_compiled.py`` checks that numba still honours the option.
 
 A per-game kernel that a loop over the batch calls once per game with many array
 arguments is :data:`inlined_kernel`: numba inlines it into the loop. Called, it would
 push every field of every array (about 800 bytes for an observation) per game; inlined,
-the Abracadabra step took 43 ns a game instead of 78 (``cardrl bench``'s time split at
-1024 games). Python compiles a call of more than 30 positional arguments in a way numba
-cannot inline, so such a kernel takes its settings as one tuple.
+it pushes nothing (``cardrl bench``'s time split shows what each call costs). Python
+compiles a call of more than 30 positional arguments in a way numba cannot inline, so
+such a kernel takes its settings as one tuple.
 
 The engines call their per-step kernels (step, legal mask, observation) through
 :func:`machine_code`, which skips numba's per-call typing of the arguments: most of a
@@ -55,13 +55,13 @@ def machine_code(cache: dict, key: object, dispatcher: Dispatcher, args: tuple) 
     ``cache`` (compiled, or loaded from the disk cache, the first time), to be called as
     ``machine_code(...)(*args)``.
 
-    Calling a kernel through its dispatcher types every argument on every call: about
-    27 ns an argument, 0.9 µs for the 33 arguments of an Abracadabra step, a tenth of a
-    single game's step. The function returned skips that and only converts the
-    arguments, so it must only ever get arguments of the types it was found for: use it
-    where each ``key`` fixes them, as a :class:`KernelState`'s ``kernel_cache`` does
-    for the state's arrays (their types cannot change), with the other arrays built or
-    checked by the engine to one dtype, number of dimensions and C layout per key.
+    Calling a kernel through its dispatcher types every argument on every call, which for
+    the 30-odd arguments of a step is a noticeable part of a single game's step. The
+    function returned skips that and only converts the arguments, so it must only ever get
+    arguments of the types it was found for: use it where each ``key`` fixes them, as a
+    :class:`KernelState`'s ``kernel_cache`` does for the state's arrays (their types cannot
+    change), with the other arrays built or checked by the engine to one dtype, number of
+    dimensions and C layout per key.
     """
     code = cache.get(key)
     if code is None:
@@ -76,7 +76,7 @@ def _compiled_for(dispatcher: Dispatcher, args: tuple) -> Callable:
 
 class ArrayNames:
     """The names of the state arrays a kernel takes, in its order (one module constant per
-    kernel), and a cache key by identity: hashing a tuple of 26 names costs 0.2 µs."""
+    kernel), and a cache key by identity, which is cheaper than hashing a tuple of names."""
 
     __slots__ = ("names",)
 
@@ -99,7 +99,8 @@ class KernelState:
 
     def kernel_arrays(self, names: ArrayNames) -> tuple:
         """The arrays ``names`` names, in that order (one tuple per ``names``, built once:
-        a tuple is one look-up, where 30 attributes cost a microsecond)."""
+        a tuple is one look-up, where 30 attribute reads on every call would not be
+        free)."""
         arrays = self.kernel_cache.get(names)
         if arrays is None:
             arrays = self.kernel_cache[names] = tuple(getattr(self, n) for n in names.names)
@@ -206,8 +207,7 @@ def put_bits(row: np.ndarray, start: int, bits: np.uint64, count: int) -> None:
     float32, 1-D C-contiguous): a bit set written as 0/1 entries, zeros included, and
     nothing else. In a kernel without a branch: with AVX-512 (:data:`MASKED_VECTOR_STORES`)
     the 64 bits become 64 entries in a vector register, stored under a mask of the first
-    ``count`` (one store of an int8 row: Abracadabra's int8 observation took 53 ns instead
-    of 79 with the byte copies); else each whole byte of the set is one copy of its row of
+    ``count`` (one store for an int8 row); else each whole byte of the set is one copy of its row of
     :data:`BIT_ROWS` (an 8- or 32-byte move), the last ``count % 8`` bits one by one.
     Visiting a set's cards one by one costs a branch that mispredicts once a set."""
     for i in range(count):
