@@ -4,6 +4,8 @@ mkdocstrings as Markdown:
 
 - a doctest (lines from ``>>>`` to the next blank line) becomes a ``pycon`` code block, not
   a nested quote;
+- a reStructuredText simple table (rows between ``=====  ====`` rules) is kept as
+  preformatted text, as ``help()`` shows it;
 - a Sphinx role (``:func:`make```, ``:mod:`~envs.core```) becomes inline code;
 - an attribute documented by a ``#:`` comment (on its line, or on the lines just above)
   gets that comment as its docstring, as Sphinx reads it.
@@ -17,8 +19,10 @@ import re
 import griffe
 
 #: a Sphinx role with its target, not inside a double-backtick literal
-ROLE = re.compile(r"(?<!`):(?:mod|class|func|meth|data|attr|exc|obj|const):`~?([^`]+)`")
+ROLE = re.compile(r"(?<!`):(?:mod|class|func|meth|data|attr|exc|obj|const):`[~.]*([^`]+)`")
 COMMENT = re.compile(r"#:\s?(.*)$")
+#: a rule line of a reStructuredText simple table
+TABLE_RULE = re.compile(r"^\s*=+( +=+)+\s*$")
 
 
 def _markdown(text: str) -> str:
@@ -33,6 +37,15 @@ def _markdown(text: str) -> str:
                              else lines[i].strip())
                 i += 1
             out += [f"{indent}```pycon", *(f"{indent}{b}" for b in block), f"{indent}```"]
+            continue
+        if TABLE_RULE.match(line):  # top rule, header, rule, rows, bottom rule
+            indent = line[: len(line) - len(line.lstrip())]
+            block, rules = [], 0
+            while i < len(lines) and rules < 3 and (lines[i].strip() or not block):
+                rules += bool(TABLE_RULE.match(lines[i]))
+                block.append(lines[i][len(indent):])
+                i += 1
+            out += [f"{indent}```text", *(f"{indent}{b}" for b in block), f"{indent}```"]
             continue
         out.append(ROLE.sub(r"`\1`", line))
         i += 1
