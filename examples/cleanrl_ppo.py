@@ -32,14 +32,35 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 from torch.distributions.categorical import Categorical
 
 from envs import abracadabra_v1, four_aces_v0
+from envs.abracadabra.config import VARIANTS
+from envs.four_aces.config import RANGES
 
 #: every table: (game, the env's own keyword for it)
-TABLES = ([("abracadabra", {"variant": v}) for v in ("four", "three", "two_dummy", "two")]
-          + [("four_aces", {"num_players": p}) for p in (3, 4, 5)])
+TABLES = ([("abracadabra", {"variant": v}) for v in VARIANTS]
+          + [("four_aces", {"num_players": p})
+             for p in range(RANGES["num_players"][0], RANGES["num_players"][1] + 1)])
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
     """``--help`` shows this docstring as written and each option's default."""
+
+
+def add_table_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--game``, ``--variant``, ``--num-players``: the table, in ``env()``'s keywords."""
+    parser.add_argument("--game", choices=["abracadabra", "four_aces", "all"], default="four_aces",
+                        help="which game ('all': every table in turn)")
+    parser.add_argument("--variant", choices=VARIANTS, default="four",
+                        help="Abracadabra's table: abracadabra_v1.env(variant=...)")
+    parser.add_argument("--num-players", type=int, choices=range(RANGES["num_players"][0],
+                                                                 RANGES["num_players"][1] + 1),
+                        default=4, help="Four Aces' table: four_aces_v0.env(num_players=...)")
+
+
+def table_of(args: argparse.Namespace) -> dict:
+    """The keyword of ``env()`` that chooses the table."""
+    if args.game == "abracadabra":
+        return {"variant": args.variant}
+    return {"num_players": args.num_players}
 
 
 class Agent(nn.Module):
@@ -234,10 +255,7 @@ def evaluate(agent: Agent, game: str, table: dict, episodes: int, seed: int) -> 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
-    parser.add_argument("--game", choices=["abracadabra", "four_aces", "all"],
-                        default="four_aces", help="which game ('all': every table in turn)")
-    parser.add_argument("--variant", default="four", help="Abracadabra's table")
-    parser.add_argument("--num-players", type=int, default=4, help="Four Aces' table")
+    add_table_arguments(parser)
     parser.add_argument("--updates", type=int, default=20, help="PPO updates")
     parser.add_argument("--episodes", type=int, default=8, help="games per update")
     parser.add_argument("--epochs", type=int, default=3, help="passes over each batch")
@@ -254,12 +272,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
-    if args.game == "all":
-        tables = TABLES
-    else:
-        table = ({"variant": args.variant} if args.game == "abracadabra"
-                 else {"num_players": args.num_players})
-        tables = [(args.game, table)]
+    tables = TABLES if args.game == "all" else [(args.game, table_of(args))]
     for game, table in tables:
         agent = train(game, table, args)
         evaluate(agent, game, table, args.eval_episodes, seed=10**6 + args.seed)

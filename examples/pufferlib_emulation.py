@@ -36,15 +36,36 @@ import torch
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from envs import abracadabra_v1, four_aces_v0
+from envs.abracadabra.config import VARIANTS
+from envs.four_aces.config import RANGES
 from envs.pettingzoo_base import IllegalActionWarning
 
 #: every table: (game, the env's own keyword for it)
-TABLES = ([("abracadabra", {"variant": v}) for v in ("four", "three", "two_dummy", "two")]
-          + [("four_aces", {"num_players": p}) for p in (3, 4, 5)])
+TABLES = ([("abracadabra", {"variant": v}) for v in VARIANTS]
+          + [("four_aces", {"num_players": p})
+             for p in range(RANGES["num_players"][0], RANGES["num_players"][1] + 1)])
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
     """``--help`` shows this docstring as written and each option's default."""
+
+
+def add_table_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--game``, ``--variant``, ``--num-players``: the table, in ``env()``'s keywords."""
+    parser.add_argument("--game", choices=["abracadabra", "four_aces", "all"], default="four_aces",
+                        help="which game ('all': every table in turn)")
+    parser.add_argument("--variant", choices=VARIANTS, default="four",
+                        help="Abracadabra's table: abracadabra_v1.env(variant=...)")
+    parser.add_argument("--num-players", type=int, choices=range(RANGES["num_players"][0],
+                                                                 RANGES["num_players"][1] + 1),
+                        default=4, help="Four Aces' table: four_aces_v0.env(num_players=...)")
+
+
+def table_of(args: argparse.Namespace) -> dict:
+    """The keyword of ``env()`` that chooses the table."""
+    if args.game == "abracadabra":
+        return {"variant": args.variant}
+    return {"num_players": args.num_players}
 
 
 def puffer_env(game: str, table: dict, buf=None, seed: int = 0):
@@ -98,20 +119,13 @@ def masked_vector_rollout(game: str, table: dict, tables: int, steps: int, seed:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
-    parser.add_argument("--game", choices=["abracadabra", "four_aces", "all"],
-                        default="four_aces", help="which game ('all': every table in turn)")
-    parser.add_argument("--variant", default="four", help="Abracadabra's table")
-    parser.add_argument("--num-players", type=int, default=4, help="Four Aces' table")
+    add_table_arguments(parser)
     parser.add_argument("--games", type=int, default=5, help="unmasked random games")
     parser.add_argument("--tables", type=int, default=2, help="tables in the vector env")
     parser.add_argument("--steps", type=int, default=200, help="vector env steps")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random draw")
     args = parser.parse_args(argv)
-    if args.game == "all":
-        tables = TABLES
-    else:
-        tables = [(args.game, {"variant": args.variant} if args.game == "abracadabra"
-                   else {"num_players": args.num_players})]
+    tables = TABLES if args.game == "all" else [(args.game, table_of(args))]
     for game, table in tables:
         print(f"== {game} {', '.join(f'{k}={v}' for k, v in table.items())} "
               f"(pufferlib-core {pufferlib.__version__})", flush=True)

@@ -14,7 +14,8 @@ action-masking module, ``ActionMaskingTorchRLModule``. Two details:
   itself never plays one.
 
 Ray runs locally with no extra workers (``num_env_runners=0``); two PPO iterations on a
-tiny batch. Run: ``python examples/rllib_ppo.py --game four_aces --iterations 2``
+tiny batch. Run: ``python examples/rllib_ppo.py --game four_aces --num-players 4
+--iterations 2``
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from gymnasium import spaces
 from pettingzoo.utils import BaseWrapper
 
 from envs import abracadabra_v1, four_aces_v0
+from envs.abracadabra.config import VARIANTS
+from envs.four_aces.config import RANGES
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
@@ -52,24 +55,38 @@ class MaskKeys(BaseWrapper):
                 "action_mask": obs["action_mask"].astype(np.float32)}
 
 
-def make_aec(game: str):
+def add_table_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--game``, ``--variant``, ``--num-players``: the table, in ``env()``'s keywords."""
+    parser.add_argument("--game", choices=["abracadabra", "four_aces"], default="abracadabra",
+                        help="which game")
+    parser.add_argument("--variant", choices=VARIANTS, default="two",
+                        help="Abracadabra's table: abracadabra_v1.env(variant=...)")
+    parser.add_argument("--num-players", type=int, choices=range(RANGES["num_players"][0],
+                                                                 RANGES["num_players"][1] + 1),
+                        default=3, help="Four Aces' table: four_aces_v0.env(num_players=...)")
+
+
+def table_of(args: argparse.Namespace) -> dict:
+    """The keyword of ``env()`` that chooses the table."""
+    if args.game == "abracadabra":
+        return {"variant": args.variant}
+    return {"num_players": args.num_players}
+
+
+def make_aec(game: str, table: dict):
     """The AEC game with RLlib-friendly keys; illegal actions end the game (the default,
     see above)."""
-    if game == "abracadabra":
-        aec = abracadabra_v1.env(variant="two")
-    else:
-        aec = four_aces_v0.env(num_players=3)
-    return MaskKeys(aec)
+    return MaskKeys((abracadabra_v1 if game == "abracadabra" else four_aces_v0).env(**table))
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
-    parser.add_argument("--game", choices=["abracadabra", "four_aces"], default="abracadabra",
-                        help="which game")
+    add_table_arguments(parser)
     parser.add_argument("--iterations", type=int, default=2, help="PPO iterations")
     parser.add_argument("--batch", type=int, default=256, help="env steps per iteration")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random draw")
     args = parser.parse_args(argv)
+    table = table_of(args)
 
     import ray  # heavy: imported once the arguments are known (so --help is instant)
     from ray.rllib.algorithms.ppo import PPOConfig
@@ -81,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     from ray.tune.registry import register_env
 
-    register_env("cardgame", lambda _config: PettingZooEnv(make_aec(args.game)))
+    register_env("cardgame", lambda _config: PettingZooEnv(make_aec(args.game, table)))
     config = (
         PPOConfig()
         .environment("cardgame")

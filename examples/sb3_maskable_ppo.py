@@ -12,7 +12,7 @@ own seat). Two forms, both with ``action_masks()`` as ``MaskablePPO`` expects:
 
 Opponents are any names of ``agents.make`` (``random``, ``heuristic``, ...) with weights.
 
-Run: ``python examples/sb3_maskable_ppo.py --game abracadabra --steps 2048``
+Run: ``python examples/sb3_maskable_ppo.py --game abracadabra --variant three --steps 2048``
 """
 
 from __future__ import annotations
@@ -22,37 +22,54 @@ import argparse
 import numpy as np
 from sb3_contrib import MaskablePPO
 
+from envs.abracadabra.config import VARIANTS
+from envs.four_aces.config import RANGES
 from training.seat_env import make_seat_env
 from training.vec_env import make_vec_env
-
-#: small tables keep the example quick (engine options, as in the YAML configs)
-OPTIONS = {"abracadabra": {"variant": "two"}, "four_aces": {"num_players": 3}}
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
     """``--help`` shows this docstring as written and each option's default."""
 
 
+def add_table_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--game``, ``--variant``, ``--num-players``: the table, in ``env()``'s keywords."""
+    parser.add_argument("--game", choices=["abracadabra", "four_aces"], default="abracadabra",
+                        help="which game")
+    parser.add_argument("--variant", choices=VARIANTS, default="two",
+                        help="Abracadabra's table: abracadabra_v1.env(variant=...)")
+    parser.add_argument("--num-players", type=int, choices=range(RANGES["num_players"][0],
+                                                                 RANGES["num_players"][1] + 1),
+                        default=3, help="Four Aces' table: four_aces_v0.env(num_players=...)")
+
+
+def table_of(args: argparse.Namespace) -> dict:
+    """The keyword of ``env()`` that chooses the table."""
+    if args.game == "abracadabra":
+        return {"variant": args.variant}
+    return {"num_players": args.num_players}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
-    parser.add_argument("--game", choices=sorted(OPTIONS), default="abracadabra",
-                        help="which game")
+    add_table_arguments(parser)
     parser.add_argument("--games", type=int, default=8, help="games in the batch VecEnv")
     parser.add_argument("--steps", type=int, default=1024, help="learner decisions to train")
     parser.add_argument("--episodes", type=int, default=5, help="episodes to watch")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random draw")
     args = parser.parse_args(argv)
+    table = table_of(args)
 
     # Opponents: 70% random, 30% the game's rule-based heuristic, drawn per seat and episode.
     opponents = [{"name": "random", "weight": 0.7}, {"name": "heuristic", "weight": 0.3}]
-    env = make_vec_env(args.game, args.games, OPTIONS[args.game], opponents, seed=args.seed)
+    env = make_vec_env(args.game, args.games, table, opponents, seed=args.seed)
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=128, n_epochs=2,
                         learning_rate=3e-4, seed=args.seed, device="cpu", verbose=0)
     model.learn(total_timesteps=args.steps)  # reads env.action_masks() at every step
     print(f"trained {model.num_timesteps} learner decisions on {args.games} games")
 
     # Watch it: one game, one decision at a time, the mask passed to predict.
-    single = make_seat_env(args.game, OPTIONS[args.game], opponents, seed=args.seed + 1)
+    single = make_seat_env(args.game, table, opponents, seed=args.seed + 1)
     returns = []
     for episode in range(args.episodes):
         obs, info = single.reset(seed=args.seed + episode)

@@ -18,7 +18,7 @@ end-of-deal reward only in the deals where it makes the last move, and its next
 observation is the next seat's. For training one seat against others, see
 ``examples/sb3_maskable_ppo.py`` (the seat view credits every reward to the learner's seat).
 
-Run: ``python examples/tianshou_dqn.py --game four_aces --epochs 2``
+Run: ``python examples/tianshou_dqn.py --game four_aces --num-players 4 --epochs 2``
 """
 
 from __future__ import annotations
@@ -38,17 +38,35 @@ from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 from envs import abracadabra_v1, four_aces_v0
+from envs.abracadabra.config import VARIANTS
+from envs.four_aces.config import RANGES
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
     """``--help`` shows this docstring as written and each option's default."""
 
 
-def make_env(game: str) -> PettingZooEnv:
-    """One game in Tianshou's PettingZoo wrapper (small tables keep the example quick)."""
-    if game == "abracadabra":
-        return PettingZooEnv(abracadabra_v1.env(variant="two"))
-    return PettingZooEnv(four_aces_v0.env(num_players=3))
+def add_table_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--game``, ``--variant``, ``--num-players``: the table, in ``env()``'s keywords."""
+    parser.add_argument("--game", choices=["abracadabra", "four_aces"], default="abracadabra",
+                        help="which game")
+    parser.add_argument("--variant", choices=VARIANTS, default="two",
+                        help="Abracadabra's table: abracadabra_v1.env(variant=...)")
+    parser.add_argument("--num-players", type=int, choices=range(RANGES["num_players"][0],
+                                                                 RANGES["num_players"][1] + 1),
+                        default=3, help="Four Aces' table: four_aces_v0.env(num_players=...)")
+
+
+def table_of(args: argparse.Namespace) -> dict:
+    """The keyword of ``env()`` that chooses the table."""
+    if args.game == "abracadabra":
+        return {"variant": args.variant}
+    return {"num_players": args.num_players}
+
+
+def make_env(game: str, table: dict) -> PettingZooEnv:
+    """One game in Tianshou's PettingZoo wrapper."""
+    return PettingZooEnv((abracadabra_v1 if game == "abracadabra" else four_aces_v0).env(**table))
 
 
 def random_seats(env: PettingZooEnv) -> MultiAgentOffPolicyAlgorithm:
@@ -73,8 +91,7 @@ def dqn_in_seat_0(env: PettingZooEnv, lr: float) -> MultiAgentOffPolicyAlgorithm
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
-    parser.add_argument("--game", choices=["abracadabra", "four_aces"], default="abracadabra",
-                        help="which game")
+    add_table_arguments(parser)
     parser.add_argument("--episodes", type=int, default=10, help="random-play episodes")
     parser.add_argument("--epochs", type=int, default=3, help="DQN epochs")
     parser.add_argument("--epoch-steps", type=int, default=500, help="env steps per epoch")
@@ -82,17 +99,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random draw")
     args = parser.parse_args(argv)
+    table = table_of(args)
 
     # Per-seat returns are [episodes, seats]; Tianshou's summary says it flattens them.
     logging.getLogger("tianshou.data.stats").setLevel(logging.ERROR)
     np.random.seed(args.seed)  # Tianshou's random policy and epsilon draw from numpy
     torch.manual_seed(args.seed)
     # Each collector needs its own environments: collecting resets the ones it steps.
-    envs, test_envs = (DummyVectorEnv([lambda: make_env(args.game) for _ in range(args.envs)])
-                       for _ in range(2))
+    envs, test_envs = (
+        DummyVectorEnv([lambda: make_env(args.game, table) for _ in range(args.envs)])
+        for _ in range(2))
     envs.seed(args.seed)
     test_envs.seed(args.seed + 1)
-    env = make_env(args.game)  # a template for the spaces and the agent names
+    env = make_env(args.game, table)  # a template for the spaces and the agent names
 
     # 1. Masked random play in every seat, stored in a replay buffer.
     buffer = VectorReplayBuffer(20_000, len(envs))

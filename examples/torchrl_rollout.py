@@ -6,7 +6,7 @@ also narrows the action spec to it). Here every seat shares one group, ``"player
 one network scores the actions of all seats at once, and a ``MaskedCategorical`` over its
 logits never samples an illegal action. A batch of tables is a ``SerialEnv`` of wrappers.
 
-Run: ``python examples/torchrl_rollout.py --game abracadabra --tables 2``
+Run: ``python examples/torchrl_rollout.py --game abracadabra --variant four --tables 2``
 """
 
 from __future__ import annotations
@@ -20,16 +20,35 @@ from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 from torchrl.modules import MaskedCategorical, ProbabilisticActor
 
 from envs import abracadabra_v1, four_aces_v0
+from envs.abracadabra.config import VARIANTS
+from envs.four_aces.config import RANGES
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
     """``--help`` shows this docstring as written and each option's default."""
 
 
-def make_env(game: str, seed: int = 0) -> PettingZooWrapper:
+def add_table_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--game``, ``--variant``, ``--num-players``: the table, in ``env()``'s keywords."""
+    parser.add_argument("--game", choices=["abracadabra", "four_aces"], default="abracadabra",
+                        help="which game")
+    parser.add_argument("--variant", choices=VARIANTS, default="two",
+                        help="Abracadabra's table: abracadabra_v1.env(variant=...)")
+    parser.add_argument("--num-players", type=int, choices=range(RANGES["num_players"][0],
+                                                                 RANGES["num_players"][1] + 1),
+                        default=3, help="Four Aces' table: four_aces_v0.env(num_players=...)")
+
+
+def table_of(args: argparse.Namespace) -> dict:
+    """The keyword of ``env()`` that chooses the table."""
+    if args.game == "abracadabra":
+        return {"variant": args.variant}
+    return {"num_players": args.num_players}
+
+
+def make_env(game: str, table: dict, seed: int = 0) -> PettingZooWrapper:
     """One table as a TorchRL env; all seats in the group ``"players"``."""
-    aec = abracadabra_v1.env(variant="two") if game == "abracadabra" else four_aces_v0.env(
-        num_players=3)
+    aec = (abracadabra_v1 if game == "abracadabra" else four_aces_v0).env(**table)
     seats = list(aec.possible_agents)
     return PettingZooWrapper(env=aec, use_mask=True, categorical_actions=True, seed=seed,
                              group_map={"players": seats})
@@ -52,15 +71,15 @@ def masked_policy(env: PettingZooWrapper) -> ProbabilisticActor:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormatter)
-    parser.add_argument("--game", choices=["abracadabra", "four_aces"], default="abracadabra",
-                        help="which game")
+    add_table_arguments(parser)
     parser.add_argument("--tables", type=int, default=2, help="tables in the SerialEnv batch")
     parser.add_argument("--steps", type=int, default=200, help="rollout length (AEC steps)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random draw")
     args = parser.parse_args(argv)
 
     torch.manual_seed(args.seed)
-    env = make_env(args.game, args.seed)
+    table = table_of(args)
+    env = make_env(args.game, table, args.seed)
     policy = masked_policy(env)
 
     # One table, one whole game: the rollout stops when the game is over.
@@ -73,7 +92,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"one game: {episode.batch_size[0]} steps, returns per seat {returns.tolist()}")
 
     # A batch of tables stepped together; finished tables reset themselves.
-    tables = SerialEnv(args.tables, lambda: make_env(args.game))
+    tables = SerialEnv(args.tables, lambda: make_env(args.game, table))
     tables.set_seed(args.seed)
     batch = tables.rollout(args.steps, policy=policy, break_when_any_done=False)
     games = int(batch["next", "done"].sum())
