@@ -7,7 +7,6 @@
 
 from agents.base import Agent, RandomAgent, act_grouped, sample_legal
 from agents.registry import (
-    GAMES,
     available,
     is_policy_spec,
     make,
@@ -17,7 +16,6 @@ from agents.registry import (
 
 __all__ = [
     "Agent",
-    "GAMES",
     "RandomAgent",
     "act_grouped",
     "available",
@@ -27,3 +25,12 @@ __all__ = [
     "register",
     "sample_legal",
 ]
+
+
+def __getattr__(name: str):
+    """``GAMES``: the games of :mod:`envs.registry` now (plugins included)."""
+    if name == "GAMES":
+        from envs import registry
+
+        return registry.GAMES
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,4 +1,13 @@
-"""Agent registry: ``make(name, game, **kwargs)`` and ``available(game)``."""
+"""Agent registry: ``make(name, game, **kwargs)`` and ``available(game)``.
+
+Every game gets the agents that play any game: ``random``, and where its descriptor
+(:mod:`envs.registry`) declares what they need, ``policy`` (a trained network) and the
+searches ``pimc`` / ``pimc_policy`` (its search rollouts). A game's own agents register
+from its package, ``agents/<game>/registration.py``, imported the first time the game's
+agents are asked for; a game that lives elsewhere calls :func:`register` itself. Asking
+for an agent whose capability the game does not provide is a ``ValueError`` in one line
+(``game 'x' provides no search rollouts``).
+"""
 
 from __future__ import annotations
 
@@ -6,21 +15,56 @@ import importlib
 from collections.abc import Callable
 
 from agents.base import Agent
-from envs.registry import GAMES
+from envs import registry
 
-# game -> name -> "module:Class"; modules are imported on first use (torch only for policy)
-_REGISTRY: dict[str, dict[str, str]] = {game: {} for game in GAMES}
+#: the agents every game has: name -> ("module:Class", the descriptor field it needs
+#: (None: nothing), the capability named when that field is empty)
+GENERIC: dict[str, tuple[str, str | None, str]] = {
+    "random": ("agents.base:RandomAgent", None, ""),
+    "policy": ("agents.policy.agent:PolicyAgent", "policy_config", "policy network"),
+    "pimc": ("agents.search.pimc:PIMCAgent", "rollouts", "search rollouts"),  # agents/search/
+    "pimc_policy": ("agents.search.pimc:GuidedPIMCAgent", "rollouts", "search rollouts"),
+}
+
+
+class _Agents(dict):
+    """game -> name -> "module:Class"; a game's entry is made the first time it is read
+    (:data:`GENERIC`, then the game's own registration). Modules are imported on first
+    use (torch only for policy)."""
+
+    def __missing__(self, game: str) -> dict[str, str]:
+        registry.get(game)  # an unknown game: ValueError with the choices
+        agents = self[game] = {name: target for name, (target, _, _) in GENERIC.items()}
+        try:  # the game's own agents: agents/<game>/registration.py, if it has one
+            importlib.import_module(_registration(game))
+        except ModuleNotFoundError as error:
+            if error.name is None or not _registration(game).startswith(error.name):
+                raise
+        return agents
+
+
+def _registration(game: str) -> str:
+    """The module that registers ``game``'s own agents, if the game has one."""
+    return ".".join(("agents", game, "registration"))
+
+
+_REGISTRY: dict[str, dict[str, str]] = _Agents()
 
 
 def register(game: str, name: str, target: str) -> None:
-    """Register ``target`` ("module:Class") as agent ``name`` for ``game``."""
-    _check_game(game)
+    """Register ``target`` ("module:Class") as agent ``name`` for ``game`` (a game of
+    :mod:`envs.registry`)."""
     _REGISTRY[game][name] = target
 
 
-def _check_game(game: str) -> None:
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}: expected one of {GAMES}")
+def _missing(game: str, name: str) -> str | None:
+    """The capability ``game`` lacks for the generic agent ``name``, or None."""
+    if name not in GENERIC or _REGISTRY[game].get(name) != GENERIC[name][0]:
+        return None
+    _, needs, capability = GENERIC[name]
+    if needs is None or getattr(registry.get(game), needs):
+        return None
+    return capability
 
 
 def _resolve(target: str) -> Callable[..., Agent]:
@@ -29,9 +73,9 @@ def _resolve(target: str) -> Callable[..., Agent]:
 
 
 def available(game: str) -> dict[str, str]:
-    """Agent names for ``game`` with a one-line summary of each."""
-    _check_game(game)
-    return {name: _resolve(target).summary for name, target in _REGISTRY[game].items()}
+    """Agent names for ``game`` with a one-line summary of each (the ones it can build)."""
+    return {name: _resolve(target).summary for name, target in _REGISTRY[game].items()
+            if _missing(game, name) is None}
 
 
 def make(name: str, game: str, **kwargs) -> Agent:
@@ -41,17 +85,18 @@ def make(name: str, game: str, **kwargs) -> Agent:
     ``num_players=`` for Four Aces: :data:`TABLE_KEYWORDS`): a policy loads the network of
     that table; an agent that reads the table from its observations checks them (a bad
     one is the env's ``ValueError``) and plays any table."""
-    _check_game(game)
-    if name not in _REGISTRY[game]:
+    agents = _REGISTRY[game]
+    if name not in agents:
         raise ValueError(
-            f"unknown agent {name!r} for {game}: expected one of {sorted(_REGISTRY[game])}"
+            f"unknown agent {name!r} for {game}: expected one of {sorted(available(game))}"
         )
-    cls = _resolve(_REGISTRY[game][name])
+    capability = _missing(game, name)
+    if capability is not None:
+        raise ValueError(f"game {game!r} provides no {capability}: agent {name!r} needs it")
+    cls = _resolve(agents[name])
     table = {k: kwargs.pop(k) for k in TABLE_KEYWORDS if k in kwargs and not _takes(cls, k)}
     if table:  # the env's own keywords: checked, though this agent reads its observations
-        from envs.registry import make_config
-
-        make_config(game, **table)
+        registry.make_config(game, **table)
     agent = cls(game=game, **kwargs)
     agent.name = name
     return agent
@@ -87,18 +132,8 @@ def make_from_spec(spec: str, game: str, **kwargs) -> Agent:
     return make("policy", game, path=path, **kwargs)
 
 
-for _game in GAMES:
-    register(_game, "random", "agents.base:RandomAgent")
-    register(_game, "policy", "agents.policy.agent:PolicyAgent")
-    register(_game, "pimc", "agents.search.pimc:PIMCAgent")  # search (agents/search/)
-    register(_game, "pimc_policy", "agents.search.pimc:GuidedPIMCAgent")
-
-# heuristics (agents/abracadabra/heuristics.py, agents/four_aces/heuristics.py)
-register("abracadabra", "heuristic", "agents.abracadabra.heuristics:BestHeuristic")
-register("abracadabra", "sure_tricks", "agents.abracadabra.heuristics:SureTricksAgent")
-register("abracadabra", "expected_tricks", "agents.abracadabra.heuristics:ExpectedTricksAgent")
-register("abracadabra", "control", "agents.abracadabra.heuristics:ControlAgent")
-register("abracadabra", "bidder", "agents.policy.agent:BidderAgent")  # bid-only network
-register("four_aces", "greedy", "agents.four_aces.heuristics:GreedyDiscarder")
-register("four_aces", "lookahead", "agents.four_aces.heuristics:LookaheadDiscarder")
-register("four_aces", "heuristic", "agents.four_aces.heuristics:HeuristicDiscarder")
+def __getattr__(name: str):
+    """``GAMES``: the games of :mod:`envs.registry` now (plugins included)."""
+    if name == "GAMES":
+        return registry.GAMES
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -22,6 +22,7 @@ built.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +40,7 @@ from agents.policy.checkpoint import (  # the format's API, also imported from h
 )
 from agents.policy.delegate import delegated, make_delegate, network_rows
 from agents.policy.features import reads_width
-from envs.abracadabra.config import VARIANTS
+from envs import registry
 
 __all__ = ["FORMAT", "VERSION", "BidderAgent", "PolicyAgent", "build_net", "check_checkpoint",
            "default_checkpoints", "load_checkpoint", "make_checkpoint", "observed_variants",
@@ -49,14 +50,39 @@ CHECKPOINT_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
 #: the repository's training configs, named ``<game>_<variant key>.yaml`` (for the hints)
 CONFIG_DIR = CHECKPOINT_DIR.parent.parent / "configs"
 
-#: the config that trains each committed default (for the error message)
-TRAIN_HINT = {
-    "abracadabra": "configs/abracadabra_four.yaml",
-    "four_aces": "configs/four_aces_4p.yaml",
-}
-#: game -> the variant keys, in the order of the observation's first (one-hot) segment:
-#: Abracadabra's variants (docs/rules.md section A), Four Aces' player counts 3 to 5 (G1)
-VARIANT_KEYS = {"abracadabra": tuple(VARIANTS), "four_aces": ("3p", "4p", "5p")}
+#: the config that trains each committed default (for the error message): the games'
+#: ``policy_config``
+TRAIN_HINT = registry.Declared("policy_config")
+
+
+class _VariantKeys(Mapping):
+    """game -> the variant keys, in the order of the observation's first (one-hot)
+    segment: the names (``Game.table_key``) of the choices of the game's table option
+    (Abracadabra's variants, docs/rules.md section A; Four Aces' player counts, G1)."""
+
+    def __init__(self):
+        self._known: dict[str, tuple] = {}  # game -> (its descriptor, its keys)
+
+    def __getitem__(self, game: str) -> tuple[str, ...]:
+        if game not in registry.GAMES:
+            raise KeyError(game)
+        descriptor = registry.get(game)
+        known = self._known.get(game)
+        if known is None or known[0] is not descriptor:
+            option = descriptor.table_option
+            known = self._known[game] = (descriptor, tuple(
+                descriptor.table_name(**{option: choice})
+                for choice in descriptor.tables.get(option, ())))
+        return known[1]
+
+    def __iter__(self):
+        return iter(registry.GAMES)
+
+    def __len__(self) -> int:
+        return len(registry.GAMES)
+
+
+VARIANT_KEYS = _VariantKeys()
 
 
 def default_checkpoints(game: str, variant: str | None = None) -> list[Path]:
@@ -71,17 +97,18 @@ def default_checkpoints(game: str, variant: str | None = None) -> list[Path]:
 def variant_key(game: str, options: dict) -> str:
     """The variant a checkpoint was trained for: Abracadabra's ``variant`` or Four Aces'
     player count (the other options do not change what a seat sees or may do)."""
-    if game == "abracadabra":
-        return str(options.get("variant", "four"))
-    return f"{int(options.get('num_players', 4))}p"
+    return registry.get(game).table_name(**options)
 
 
 def describe_variant(game: str, key: str) -> str:
     """A variant key as the config option that selects it: ``variant='two'``,
     ``num_players=3``."""
-    if game == "abracadabra":
-        return f"variant={key!r}"
-    return f"num_players={key[:-1]}"
+    descriptor = registry.get(game)
+    option = descriptor.table_option
+    for choice in descriptor.tables.get(option, ()):
+        if descriptor.table_name(**{option: choice}) == key:
+            return f"{option}={choice!r}"
+    return f"{option}={key!r}"
 
 
 def table_variant(game: str, variant: str | None = None,
@@ -97,14 +124,14 @@ def table_variant(game: str, variant: str | None = None,
                          f"{list(keys)}")
     if num_players is None:
         return variant
-    if game != "four_aces":
+    if registry.get(game).table_option != "num_players":
         raise ValueError(f"num_players={num_players!r} does not choose a {game} table: "
                          f"expected variant= (one of {list(keys)})")
-    key = f"{num_players}p"
+    key = registry.get(game).table_name(num_players=num_players)
     if (isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer))
             or key not in keys):
         raise ValueError(f"num_players={num_players!r} is not a table of {game}: expected "
-                         f"one of {[int(k[:-1]) for k in keys]}")
+                         f"one of {list(registry.get(game).tables['num_players'])}")
     if variant is not None and variant != key:
         raise ValueError(f"variant={variant!r} and num_players={num_players!r} name two "
                          f"different {game} tables: expected one of them (num_players="
@@ -117,8 +144,9 @@ def train_hint(game: str, key: str | None = None) -> str:
     config = f"configs/{game}_{key}.yaml"
     if key is None or not (CONFIG_DIR / f"{game}_{key}.yaml").exists():
         config = TRAIN_HINT.get(game, "configs/<name>.yaml")
-        if key is not None:
-            config += f" with options {describe_variant(game, key)}"
+        if key is not None:  # the recipe of the table, set to this one
+            setting = describe_variant(game, key).replace("'", "")
+            config += f" --set options.{setting}"
     target = f"{game}_{key}.pt" if key is not None else f"{game}_<variant>.pt"
     return (f"train one with `cardrl train --config {config} --out runs/NAME` and copy "
             f"runs/NAME/policy.pt to agents/checkpoints/{target}, or pass path=... to "

@@ -15,16 +15,33 @@ training (:mod:`training.ppo_batch`, the opponent pool) and when the checkpoint 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
+from envs import registry
+
 ActFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
+
+class _NetworkActions(Mapping):
+    """game -> the actions whose decisions the network makes when a delegate plays the
+    rest (int array), for the games whose descriptor declares them
+    (``Game.network_actions``: Abracadabra's bids, C1)."""
+
+    def __getitem__(self, game: str) -> np.ndarray:
+        return np.arange(*_DECLARED[game])
+
+    def __iter__(self):
+        return iter(_DECLARED)
+
+    def __len__(self) -> int:
+        return len(_DECLARED)
+
+
+_DECLARED = registry.Declared("network_actions")
 #: game -> the actions whose decisions the network makes when a delegate plays the rest
-NETWORK_ACTIONS = {
-    "abracadabra": np.arange(0, 14),  # bid:0 .. bid:13 (C1; BID_OFFSET = 0)
-}
+NETWORK_ACTIONS = _NetworkActions()
 
 
 def check_delegate(game: str, delegate: str | None) -> str | None:

@@ -33,19 +33,19 @@ from collections.abc import Callable
 
 import numpy as np
 
+from envs import registry
 from envs.cards import JOKER
 from envs.core import sample_uniform_legal
 from envs.four_aces.rules import ACES, DECK_SIZE, DRAW, MAX_HAND
 from envs.four_aces.scoring import MAX_CARDS, score_presence, scorer_tables
 
-#: the rollout policies of each game
-ROLLOUTS: dict[str, tuple[str, ...]] = {
-    "abracadabra": ("heuristic", "random", "policy"),
-    "four_aces": ("heuristic", "random", "greedy_known", "clairvoyant", "policy"),
-}
+#: the rollout policies of each game, as its descriptor declares them (``Game.rollouts``);
+#: a game without any provides no search
+ROLLOUTS = registry.Declared("rollouts")
 
-#: the rollout of each game when none is named (the ladder, results/ladder/, measures it)
-DEFAULT_ROLLOUT: dict[str, str] = {"abracadabra": "heuristic", "four_aces": "greedy_known"}
+#: the rollout of each game when none is named (``Game.default_rollout``; the ladder,
+#: results/ladder/, measures it)
+DEFAULT_ROLLOUT = registry.Declared("default_rollout")
 
 #: a rollout policy: (world engine, int rows of its games to act) -> int64 actions
 Policy = Callable[[object, np.ndarray], np.ndarray]
