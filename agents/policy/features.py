@@ -78,9 +78,25 @@ FEATURES: dict[str, tuple[int, FeatureFn | None]] = {
 }
 
 
-def check_features(name: str) -> str:
+#: feature set -> the game options its values are computed for (Four Aces' K3 scoring)
+COMPUTED_FOR = {"four_aces_free": {"scoring": "free"},
+                **{name: {"scoring": "strict"} for name in FEATURES
+                   if name.startswith("four_aces") and name != "four_aces_free"}}
+
+
+def check_features(name: str, game: str | None = None, game_config=None) -> str:
+    """``name`` if it is a feature set (of ``game``, computed for the rules of
+    ``game_config``, the game's config object); ValueError naming what fits otherwise."""
     if name not in FEATURES:
         raise ValueError(f"features={name!r}: expected one of {tuple(FEATURES)}")
+    if game is not None and name != "none" and not name.startswith(game):
+        raise ValueError(f"features: {name!r} does not fit game {game!r}")
+    rules = COMPUTED_FOR.get(name, {})
+    if game_config is not None and any(getattr(game_config, k) != v for k, v in rules.items()):
+        fits = [other for other, r in COMPUTED_FOR.items() if other.startswith(str(game)) and
+                all(getattr(game_config, k) == v for k, v in r.items())]
+        raise ValueError(f"features: {name!r} is computed for {rules}, not the config's "
+                         f"options: use {' or '.join(fits)}")
     return name
 
 

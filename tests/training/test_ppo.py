@@ -3,7 +3,6 @@ checkpoint format and ``agents.make("policy", ...)``."""
 
 from __future__ import annotations
 
-import dataclasses
 import glob
 from pathlib import Path
 
@@ -11,7 +10,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-import yaml
 
 import agents
 from agents.policy import agent as policy_mod
@@ -21,8 +19,6 @@ from agents.policy.net import PolicyNet
 from envs.registry import make_engine
 from tests.helpers.policy_checks import assert_same_legal_actions
 from training.config import (
-    DistillConfig,
-    TrainConfig,
     config_from_dict,
     load_config,
     merge_overrides,
@@ -59,30 +55,6 @@ def tiny(cfg, steps: int = 300):
         cfg.exit.search_eval_deals = 0
         cfg.distill.workers = 1
     return cfg
-
-
-def test_every_config_is_valid_and_documented():
-    assert len(CONFIGS) >= 4
-    for path in CONFIGS:
-        cfg = load_config(path)
-        text = Path(path).read_text()
-        for line in text.splitlines():  # every field carries a comment
-            if line.strip() and not line.lstrip().startswith(("#", "-")):
-                assert "#" in line, f"{path}: uncommented line {line!r}"
-        assert cfg.total_steps > 0
-
-
-def test_configs_list_only_what_differs_from_the_defaults():
-    defaults = TrainConfig().to_dict()
-    for path in CONFIGS:
-        raw = yaml.safe_load(Path(path).read_text())
-        for key, value in raw.items():
-            if key in ("ppo", "eval", "distill"):
-                section = defaults.get(key) or dataclasses.asdict(DistillConfig())
-                for name, field_value in value.items():
-                    assert field_value != section[name], f"{path}: {key}.{name}"
-            elif key != "game":  # every config names its game
-                assert value != getattr(TrainConfig(), key), f"{path}: {key} is the default"
 
 
 def test_overrides_are_merged_before_validation(tmp_path):
