@@ -381,8 +381,8 @@ def relabel(data: TeacherData, fallback: np.ndarray, margin: float) -> np.ndarra
     ``margin``, else the fallback's: the network learns the fallback's play and only the
     departures the search is sure of. A search's choice differs from a good heuristic's in
     many positions where their values are within the noise of a few sampled worlds;
-    imitating those departures costs more than they gain (measured in configs/
-    abracadabra_four_pimc.yaml)."""
+    imitating those departures costs more than they gain (docs/training.md, the PIMC
+    imitation runs)."""
     if data.values is None:
         raise ValueError("the teacher reported no action values (only a search does, e.g. "
                          "pimc): a fallback with a margin needs them")

@@ -151,7 +151,7 @@ def abracadabra_cards_features(observations: np.ndarray,
 
     An MLP over one-hot cards would have to learn these comparisons itself: with them,
     imitating the PIMC search's sure departures from the heuristic beats the heuristic
-    (without them it is level: ``configs/abracadabra_four_pimc.yaml``). Returns float32
+    (without them it is level: the advice inputs, docs/training.md). Returns float32
     [N, ``ABRACADABRA_CARDS_SIZE``], columns :data:`ABRACADABRA_COLUMNS` then
     :data:`CARDS_COLUMNS`."""
     obs = np.asarray(observations, dtype=np.float32)

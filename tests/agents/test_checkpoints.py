@@ -350,7 +350,8 @@ def test_the_default_policy_refuses_untrained_configurations(game, options, key,
     trained, trained_option = FOUR_PLAYERS[game]
     there = only_four_player_checkpoints / f"{game}_{trained}.pt"
     assert f"trained only for {trained_option} ({there});" in message  # the checkpoint there is
-    assert f"cardrl train --config configs/{game}_{variant}.yaml" in message
+    recipe = f"configs/{game}_{trained}.yaml --set options.{key.replace(chr(39), '')}"
+    assert f"cardrl train --config {recipe} --out" in message  # the table's recipe, set to it
     # mixed with a trained configuration: still refused, nothing played
     trained_obs, trained_masks = observed(game, 4)
     with pytest.raises(ValueError, match=key):
@@ -371,7 +372,8 @@ def test_asking_for_an_untrained_default_names_it_and_how_to_train(
     assert f"no trained policy for {game} {key} in {only_four_player_checkpoints} " in message
     assert f"(looked for {game}_{variant}.pt; there are ['{game}_{FOUR_PLAYERS[game][0]}.pt'])" \
         in message
-    assert f"configs/{game}_{variant}.yaml" in message
+    assert f"configs/{game}_{FOUR_PLAYERS[game][0]}.yaml --set options.{key.replace(chr(39), '')}" \
+        in message
     with pytest.raises(ValueError, match="variant='abracadabra' is not a variant of"):
         agents.make("policy", game, variant="abracadabra")
 
@@ -402,7 +404,8 @@ def test_a_caller_can_refuse_an_untrained_table_before_playing(only_four_player_
     agent.check_options({})  # the default table: 4 players
     with pytest.raises(ValueError, match=r"variant '5p' \(num_players=5; the table\)"):
         agent.check_options({"num_players": 5})
-    with pytest.raises(ValueError, match="configs/abracadabra_three.yaml"):
+    with pytest.raises(ValueError,
+                       match="configs/abracadabra_four.yaml --set options.variant=three"):
         agents.make("policy", "abracadabra").check_options({"variant": "three"})
 
 

@@ -341,7 +341,7 @@ def test_resume_after_distillation_does_not_distil_again(tmp_path, monkeypatch):
 
 
 def test_the_advice_recipe_trains_a_full_play_net_that_starts_as_its_teacher(tmp_path):
-    """configs/abracadabra_four_advice.yaml in small: teacher `bidder`, the heuristic's
+    """The advice recipe (docs/training.md) in small: teacher `bidder`, the heuristic's
     choice as an input (features: abracadabra_advice). The fitted network copies the
     advice (the teacher's play is the heuristic's), and its checkpoint plays as the net."""
     cfg = tiny_distill_config("bidder")
