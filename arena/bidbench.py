@@ -32,11 +32,14 @@ import pandas as pd
 from agents.base import act_grouped
 from arena.stats import mean_ci, per_deal_points
 from envs.abracadabra import LAYOUT, AbracadabraConfig, AbracadabraEngine
+from envs.abracadabra.game import GAME as ABRACADABRA
 from envs.abracadabra.rules import Phase
 from records.output import atomic_files
 from records.provenance import machine_line, utc_now
 
 #: the files :func:`write_outputs` writes into its folder (a benchmark's folder holds them)
+#: the game whose bidding this measures
+GAME = ABRACADABRA.name
 OUTPUTS = ("bidbench.md", "bidbench.png", "bidbench_same.csv", "bidbench_mixed.csv",
            "bidbench_deals.csv")
 
@@ -142,7 +145,7 @@ def run_bidbench(
         raise ValueError("--bidders needs at least one agent name")
     if deals < 1 or batch < 1:
         raise ValueError("--deals and --batch must be >= 1")
-    known = agents.available("abracadabra")
+    known = agents.available(GAME)
     for name in [*bidders, player]:
         if name not in known and not name.startswith("policy:"):
             raise ValueError(f"unknown Abracadabra agent {name!r}: expected one of "
@@ -155,7 +158,7 @@ def run_bidbench(
         if policy and trust_pickle:
             kwargs["trust_pickle"] = True
         try:
-            agent = agents.make_from_spec(name, "abracadabra", seed=agent_seed, **kwargs)
+            agent = agents.make_from_spec(name, GAME, seed=agent_seed, **kwargs)
         except TypeError as error:  # an argument the agent does not take
             raise ValueError(f"agent {name!r} refuses {kwargs}: {error}") from None
         if hasattr(agent, "check_options"):  # a policy without a network for this variant

@@ -129,8 +129,11 @@ def parse_move(text: str, game: str, legal: list[str]) -> str:
         return "help"
     if head in _QUIT_WORDS:
         return "quit"
-    if head in ("stop", "call", "draw", "abracadabra") and not rest:
-        return "call" if head == "abracadabra" else head
+    named = getattr(_narration(game), "WORDS", {})  # the game's own words for actions
+    if head in named and not rest:
+        return named[head]
+    if head in ("stop", "call", "draw") and not rest:
+        return head
     if head in _NO_CALL_WORDS and (not rest or rest == ["call"]):
         return "no_call"
     if head == "bid" or (head.isdigit() and not rest):

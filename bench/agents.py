@@ -38,10 +38,7 @@ from envs import registry
 from records.provenance import cpu_model, machine_line, utc_now
 
 #: the configuration each game's agents are measured in
-AGENT_CONFIGS: dict[str, dict] = {
-    "abracadabra": {"variant": "four"},
-    "four_aces": {"num_players": 4},
-}
+AGENT_CONFIGS = registry.Declared("default_table")
 #: batch sizes measured by default: one decision at a time, and large batches
 DEFAULT_BATCHES = (1, 8192)
 #: the largest batch of games a search agent is timed on

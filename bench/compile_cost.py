@@ -26,8 +26,15 @@ import tempfile
 import time
 from pathlib import Path
 
-#: the games whose first use is timed, with their engine options
-GAMES = (("abracadabra", {"variant": "four"}), ("four_aces", {"num_players": 4}))
+
+def timed_games() -> list[tuple[str, dict]]:
+    """The games whose first use is timed, with their engine options (each game's
+    ``default_table``)."""
+    from envs import registry
+
+    return [(game, dict(registry.get(game).default_table)) for game in registry.GAMES]
+
+
 #: random steps of each first use (enough for deals and rounds to end)
 FIRST_USE_STEPS = 300
 
@@ -44,7 +51,7 @@ def first_use() -> dict[str, float]:
     seconds = {"import": time.perf_counter() - start}
     from bench.loops import play_random  # (the engines are imported: not timed)
 
-    for game, options in GAMES:
+    for game, options in timed_games():
         start = time.perf_counter()
         engine = registry.make_engine(game, 2, **options)
         play_random(engine, FIRST_USE_STEPS, np.zeros((2, engine.observation_size), np.int8))

@@ -66,21 +66,16 @@ from unittest import mock
 import numpy as np
 
 from bench.loops import Loop
+from envs import registry
 
 #: game -> the heuristics of its tournament row
-TOURNAMENT_AGENTS: dict[str, tuple[str, ...]] = {
-    "abracadabra": ("heuristic", "sure_tricks", "expected_tricks", "control"),
-    "four_aces": ("heuristic", "lookahead", "greedy"),
-}
+TOURNAMENT_AGENTS = registry.Declared("bench_agents")
 #: dealt keys per tournament (``--tournament-deals``); each is played once per rotation
 TOURNAMENT_DEALS = 128
 #: torch threads of the PPO rows (``--ppo-threads``)
 PPO_THREADS = 1
 #: game -> the training configs of its PPO rows (the proof runs' configs)
-PPO_CONFIGS: dict[str, tuple[str, ...]] = {
-    "abracadabra": ("configs/abracadabra_four.yaml",),
-    "four_aces": ("configs/four_aces_4p.yaml",),
-}
+PPO_CONFIGS = registry.Declared("bench_configs")
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -15,20 +15,34 @@ from __future__ import annotations
 import importlib.util
 import random
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from envs import registry
 from envs.core import sample_uniform_legal
 
+
+class _Rows(Mapping):
+    """(game, variant label) -> engine/environment options: every game's ``bench_tables``
+    (its descriptor), in the registry's order."""
+
+    def _rows(self) -> dict[tuple[str, str], dict]:
+        return {(game, label): options for game in registry.GAMES
+                for label, options in registry.get(game).bench_tables}
+
+    def __getitem__(self, key: tuple[str, str]) -> dict:
+        return self._rows()[key]
+
+    def __iter__(self):
+        return iter(self._rows())
+
+    def __len__(self) -> int:
+        return len(self._rows())
+
+
 #: (game, variant label) -> engine/environment options; the rows the benchmark runs
-VARIANTS: dict[tuple[str, str], dict] = {
-    ("abracadabra", "four"): {"variant": "four"},
-    ("abracadabra", "two_dummy"): {"variant": "two_dummy"},
-    ("four_aces", "3p"): {"num_players": 3},
-    ("four_aces", "5p"): {"num_players": 5},
-}
+VARIANTS = _Rows()
 #: observation dtypes of the batch rows (``--obs``)
 OBS_DTYPES = ("float32", "int8")
 #: ``--clock`` choices: what a "second" is

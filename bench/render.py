@@ -27,16 +27,17 @@ import time
 from pathlib import Path
 
 DEFAULT_OUT = Path("runs/bench_render")
-#: (game, env options) of every configuration measured
-CONFIGURATIONS: tuple[tuple[str, dict], ...] = (
-    ("abracadabra", {"variant": "four"}),
-    ("abracadabra", {"variant": "three"}),
-    ("abracadabra", {"variant": "two_dummy"}),
-    ("abracadabra", {"variant": "two"}),
-    ("four_aces", {"num_players": 3}),
-    ("four_aces", {"num_players": 4}),
-    ("four_aces", {"num_players": 5}),
-)
+
+
+def configurations() -> list[tuple[str, dict]]:
+    """(game, env options) of every configuration measured: each choice of every game's
+    table option (its descriptor's ``tables``), for the games that draw a scene."""
+    from envs import registry
+
+    return [(game, {registry.get(game).table_option: choice}) for game in registry.GAMES
+            if registry.get(game).scene
+            for choice in registry.get(game).tables.get(registry.get(game).table_option, ())]
+
 #: the goal of every frame, in milliseconds
 BUDGET_MS = 20.0
 
@@ -141,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     load = os.getloadavg()[0]
     rows, raw = [], {}
-    for game, options in CONFIGURATIONS:
+    for game, options in configurations():
         name = f"{game} " + " ".join(f"{k}={v}" for k, v in options.items())
         result = measure(game, options, args.episodes, args.seed)
         raw[name] = result

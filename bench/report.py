@@ -5,6 +5,7 @@ split, the memory table, the plot and the JSON figures."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -13,15 +14,32 @@ from bench.compile_cost import compile_section
 from bench.loops import REFERENCE_SHARE
 from bench.memory import MEMORY_STEPS
 from bench.openspiel import OPENSPIEL_GAME, OPENSPIEL_MODES
+from envs import registry
 
 BARE, OBS, OBSERVER = OPENSPIEL_MODES
 
+
+class _Targets(Mapping):
+    """(game, observation dtype) -> target: every game's ``bench_targets``."""
+
+    def _targets(self) -> dict[tuple[str, str], float]:
+        return {(game, dtype): target for game in registry.GAMES
+                for dtype, target in registry.get(game).bench_targets.items()}
+
+    def __getitem__(self, key: tuple[str, str]) -> float:
+        return self._targets()[key]
+
+    def __iter__(self):
+        return iter(self._targets())
+
+    def __len__(self) -> int:
+        return len(self._targets())
+
+
 #: the throughput targets: batch engine at batch >= TARGET_BATCH vs
 #: OpenSpiel bare steps/s, per game and observation dtype
-TARGETS = {
-    ("abracadabra", "float32"): 12.0, ("abracadabra", "int8"): 20.0,
-    ("four_aces", "float32"): 8.0, ("four_aces", "int8"): 12.0,
-}
+#: (each game's ``bench_targets``)
+TARGETS = _Targets()
 TARGET_BATCH = 1024
 #: AEC ``env()`` vs OpenSpiel's ``information_state_tensor()`` loop
 AEC_TARGET = 3.0

@@ -13,7 +13,7 @@ from bench.entry_points import PPO_CONFIGS, PPO_THREADS, TOURNAMENT_AGENTS, TOUR
 from bench.loops import CLOCKS, OBS_DTYPES
 from bench.memory import MEMORY_BATCH
 from bench.report import write_report
-from envs.registry import GAMES
+from envs import registry
 
 
 def _batch_sizes(text: str) -> list[int]:
@@ -71,7 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--game",
-        choices=(*GAMES, "all"),
+        choices=(*registry.GAMES, "all"),
         default="all",
         help="which game's rows to run (default: all). Abracadabra: variants four and "
         "two_dummy; Four Aces: 3 and 5 players",
@@ -223,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
         print("--repeats must be >= 1 and --seconds > 0", file=sys.stderr)
         return 2
     result = run_bench(
-        GAMES if args.game == "all" else (args.game,),
+        registry.GAMES if args.game == "all" else (args.game,),
         args.batch,
         args.obs,
         seconds=args.seconds,
@@ -260,7 +260,7 @@ def run_agents(args: argparse.Namespace) -> int:
     batches = list(DEFAULT_BATCHES) if args.batch == defaults["batch"] else args.batch
     names = None if args.agents == "all" else tuple(
         n.strip() for n in args.agents.split(",") if n.strip())
-    games = GAMES if args.game == "all" else (args.game,)
+    games = registry.GAMES if args.game == "all" else (args.game,)
     load = load_average()
     rows, notes = measure_agents(games, names, batches, args.seconds, args.repeats,
                                  clock=args.clock, seed=args.seed,

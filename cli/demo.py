@@ -27,12 +27,11 @@ import tempfile
 import time
 from pathlib import Path
 
-#: game -> (training config, tournament options, line-up beside the trained policy)
-DEMO_GAMES = {
-    "abracadabra": ("configs/demo_abracadabra.yaml", {"variant": "four"},
-                    ["heuristic", "random"]),
-    "four_aces": ("configs/demo_four_aces.yaml", {"num_players": 4}, ["greedy", "random"]),
-}  # fmt: skip
+from envs import registry
+
+#: game -> (training config, tournament options, line-up beside the trained policy): the
+#: games whose descriptor declares a ``demo``
+DEMO_GAMES = registry.Declared("demo")
 #: the default output folder (runs/ is ignored by git)
 DEFAULT_OUT = "runs/demo"
 #: the committed demo results, as the repository names them

@@ -154,6 +154,10 @@ def play_options(variant: str | None, players: int | None) -> dict:
     return {} if variant is None else {"variant": variant}
 
 
+#: words of the terminal game that name an action (F1: calling is saying the game's name)
+WORDS = {"abracadabra": "call"}
+
+
 def lone_card(card: str, legal: list[str]) -> str:
     """The action meant by a card typed alone: a card to show while showing (D1), else a
     card to play."""
