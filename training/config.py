@@ -59,6 +59,24 @@ STEPS, SEED, COUNT = "in [0, 1_000_000_000_000]", "in [0, 4_294_967_295]", "in [
 PROCESSES, POSITIVE, NONNEGATIVE = "in [1, 1_024]", "> 0", ">= 0"
 
 
+def documented(cls):
+    """The dataclass ``cls`` with its fields listed in its docstring, for ``help()`` and the
+    API reference: name, type, default, allowed values and doc, from each :func:`opt`."""
+    cls, lines = dataclass(cls), []
+    for f in dataclasses.fields(cls):
+        default = f.default_factory() if callable(f.default_factory) else f.default
+        choices = f.metadata["choices"]
+        allowed = f.metadata["limit"] or (
+            "one of " + ", ".join(choices) if isinstance(choices, tuple)
+            else "an agent of the game" if choices == AGENT else "")
+        shown = f"{type(default).__name__}()" if dataclasses.is_dataclass(default) \
+            else repr(default)
+        lines.append(f"- ``{f.name}`` ({f.type}; default ``{shown}``"
+                     f"{'; ' + allowed if allowed else ''}): {f.metadata['doc']}")
+    cls.__doc__ = f"{cls.__doc__}\n\nFields:\n\n" + "\n".join(lines)
+    return cls
+
+
 def _features() -> tuple[str, ...]:
     from agents.policy.features import FEATURES
 
@@ -71,7 +89,7 @@ def _games() -> tuple[str, ...]:
     return tuple(GAMES)
 
 
-@dataclass
+@documented
 class PPOConfig:
     """PPO hyperparameters (names as in CleanRL's ppo.py)."""
 
@@ -102,7 +120,7 @@ class PPOConfig:
                         "batch_ppo.")
 
 
-@dataclass
+@documented
 class EvalConfig:
     """The periodic duplicate-deal evaluation (training/evaluate.py)."""
 
@@ -117,7 +135,7 @@ class EvalConfig:
     workers: int = opt(1, "Tournament processes.", PROCESSES)
 
 
-@dataclass
+@documented
 class DistillConfig:
     """Imitation of a teacher before PPO (training/distill.py; batch_ppo, or each generation
     of algo: exit); its time counts as training time and its decisions as steps."""
@@ -145,7 +163,7 @@ class DistillConfig:
                              "(null: the teacher plays).")
 
 
-@dataclass
+@documented
 class ExitConfig:
     """Expert iteration (algo: exit, training/exit.py): each generation the distill teacher
     plays new episodes and the network is fitted to the last ``window`` generations."""
@@ -159,7 +177,7 @@ class ExitConfig:
                        "records.", choices=("local", "ray"))
 
 
-@dataclass
+@documented
 class TrainConfig:
     """A training run (one YAML file in configs/)."""
 
