@@ -1,7 +1,8 @@
 """RLlib (new API stack): PPO with action masking, every seat sharing one policy.
 
-RLlib's documented PettingZoo recipe -- ``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv``
-over the AEC game, one policy ``"shared"`` for all seats -- plus RLlib's example
+RLlib's parameter-sharing example (``examples/multi_agent/pettingzoo_parameter_sharing.py``:
+one policy for every agent, here ``"shared"``) over our AEC game in
+``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv``, plus RLlib's example
 action-masking module, ``ActionMaskingTorchRLModule``. Two details:
 
 - That module reads the observation dict keys ``"observations"`` and ``"action_mask"``;

@@ -1,9 +1,9 @@
 """Tianshou 2.0: masked random play, then a DQN seat against random seats.
 
-Tianshou's own PettingZoo recipe (its tic-tac-toe example), applied unchanged to our games:
-wrap the AEC environment in ``tianshou.env.PettingZooEnv`` (it turns the observation dict
-into ``obs`` / ``mask`` / ``agent_id``), give every seat an algorithm, and let
-``MultiAgentOffPolicyAlgorithm`` dispatch each step to the seat to act.
+Tianshou's own PettingZoo recipe (its tic-tac-toe test, ``test/pettingzoo/tic_tac_toe.py``),
+applied unchanged to our games: wrap the AEC environment in ``tianshou.env.PettingZooEnv``
+(it turns the observation dict into ``obs`` / ``mask`` / ``agent_id``), give every seat an
+algorithm, and let ``MultiAgentOffPolicyAlgorithm`` dispatch each step to the seat to act.
 
 1. Collect a few episodes with every seat played by Tianshou's masked random algorithm.
 2. Train DQN in seat ``player_0`` against masked random seats for a few short epochs.
