@@ -1,17 +1,15 @@
 """The strength ladder: every kind of agent against the strongest heuristic, on the same
 duplicate deals, with the time each takes per decision.
 
-A rung is one agent X. It plays a duplicate tournament (:mod:`arena.tournament`) with the
-line-up ``X, R, R, …`` (one seat X, every other seat the reference R, the strongest
-heuristic of the game: :data:`REFERENCE`), every deal under every seat rotation, the same
-deal keys on every rung (the tournament seed). Its strength is the paired difference
+A rung is one agent X against the field of the reference R, the strongest heuristic of
+the game (:data:`REFERENCE`): the one-seat evaluation of :mod:`arena.one_seat`, line-up
+``X, R, R, …``, every deal under every seat rotation, the same deal keys on every rung
+(the tournament seed). Its strength is the paired difference
 
-    d[X] = mean over deals of ( x[X, deal] - mean over R's copies of x[R, deal] )
+    d[X] = mean over deals of ( X's mean points in the deal - the R copies' mean points )
 
-with its 95 % t-interval (:func:`arena.stats.mean_ci`), ``x`` being an entrant's mean
-points over its seats in the deal (:func:`arena.stats.per_deal_points`): how much more X
-scores than the heuristics at its own table. The reference's own rung measures the noise
-floor (zero for a deterministic reference).
+with its 95 % t-interval: how much more X scores than the heuristics at its own table.
+The reference's own rung measures the noise floor (zero for a deterministic reference).
 
 Time per decision is measured apart (:func:`time_per_decision`): ``timing_deals`` deals,
 every rotation, each game a batch of one (a decision as a player waits for it), the CPU
@@ -35,8 +33,8 @@ import numpy as np
 import pandas as pd
 
 from agents.base import act_grouped
-from arena.stats import mean_ci, per_deal_points
-from arena.tournament import command_line, deal_keys, run_tournament
+from arena.one_seat import check_one_seat, evaluate_one_seat
+from arena.tournament import command_line, deal_keys
 from envs import registry
 from records.output import atomic_files
 from records.provenance import machine_line, utc_now
@@ -82,33 +80,26 @@ def default_rungs(game: str, worlds: list[int], rollout: str | None = None,
     return rungs
 
 
-def rung_lineup(game: str, options: dict, rung: Rung) -> tuple[str, list[str], dict | None]:
-    """The label of ``rung``'s entrant in its tournament, the tournament's entries (the
-    rung in one seat, the reference in the others) and its agent keyword arguments."""
+def rung_label(game: str, rung: Rung) -> str:
+    """The label of ``rung``'s entrant in its tournament: its own, starred for the
+    reference's rung (``heuristic*``) so that it differs from the copies'."""
     reference = REFERENCE[game]
-    seats = registry.num_seats(game, **options)
-    label = rung.label if rung.label != reference else f"{reference}*"
-    entries = [f"{label}={rung.name}", *[reference] * (seats - 1)]
-    return label, entries, {label: dict(rung.kwargs)} if rung.kwargs else None
+    return rung.label if rung.label != reference else f"{reference}*"
 
 
 def check_rungs(game: str, options: dict, rungs: list[Rung], deals: int,
                 seeds: list[int], chunk_size: int = 64) -> None:
     """``ValueError`` (the tournament's message, naming the rung) unless every rung's
     tournament can be played on every seed of ``seeds``: its arguments are valid and its
-    entrants are built and play the table (:func:`arena.tournament.runner.build_entrants`).
+    entrants are built and play the table (:func:`arena.one_seat.check_one_seat`).
     Creates nothing, so that a bad rung is refused before any tournament is played."""
-    from arena.tournament.runner import build_entrants
-    from arena.tournament.spec import make_spec
-
     for seed in seeds:
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ValueError(f"seed={seed!r} is not allowed: expected an integer >= 0")
     for rung in rungs:
-        _, entries, kwargs = rung_lineup(game, options, rung)
         try:
-            build_entrants(make_spec(game, entries, deals, seeds[0], options,
-                                     agent_kwargs=kwargs, chunk_size=chunk_size))
+            check_one_seat(game, rung.name, REFERENCE[game], deals, seeds[0], options,
+                           rung_label(game, rung), rung.kwargs, chunk_size)
         except ValueError as err:
             raise ValueError(f"rung {rung.label!r}: {err}") from None
 
@@ -117,19 +108,17 @@ def play_rung(game: str, options: dict, rung: Rung, deals: int, seed: int, work_
               workers: int = 1, chunk_size: int = 64, progress: bool = False) -> dict:
     """The tournament of ``rung`` against the reference (module doc), resumable in
     ``work_dir / <label>_seed<seed>``; its row of the ladder table (without timing)."""
-    label, entries, kwargs = rung_lineup(game, options, rung)
     start = time.perf_counter()
-    result = run_tournament(game, entries, deals=deals, seed=seed, options=options,
-                            workers=workers, out_dir=work_dir / f"{rung.label}_seed{seed}",
-                            agent_kwargs=kwargs, chunk_size=chunk_size, progress=progress)
-    x = per_deal_points(result.games)
-    others = [c for c in x.columns if c != label]
-    diff = (x[label] - x[others].mean(axis=1)).to_numpy()
-    mean, low, high = mean_ci(diff)
+    measured = evaluate_one_seat(game, rung.name, REFERENCE[game], deals, seed, options,
+                                 label=rung_label(game, rung), candidate_kwargs=rung.kwargs,
+                                 workers=workers, chunk_size=chunk_size,
+                                 out_dir=work_dir / f"{rung.label}_seed{seed}",
+                                 progress=progress)
     return {"rung": rung.label, "agent": rung.name, "seed": seed, "deals": deals,
-            "mean_points": float(x[label].mean()), "diff": mean, "ci_low": low,
-            "ci_high": high, "tournament_s": time.perf_counter() - start,
-            "command": command_line(result.spec)}  # fmt: skip
+            "mean_points": measured.candidate_points, "diff": measured.diff,
+            "ci_low": measured.diff_low, "ci_high": measured.diff_high,
+            "tournament_s": time.perf_counter() - start,
+            "command": command_line(measured.tournament.spec)}  # fmt: skip
 
 
 def time_per_decision(game: str, options: dict, rung: Rung, deals: int, seed: int

@@ -1,11 +1,11 @@
 """The evaluation of a training run: duplicate-deal tournaments against a fixed opponent.
 
-Every ``eval.interval`` learner decisions the policy plays a duplicate tournament
-(``arena.tournament.run_tournament``, every seat rotation) in one seat against
-``eval.opponent`` in every other seat. The score is the policy's mean points per deal; the
-difference is its mean points minus the opponents' mean points on the same deals, with a
-95 % CI over deals. Each ``eval.baselines`` agent is scored the same way in the policy's
-place once per run: the horizontal lines of the learning curve.
+Every ``eval.interval`` learner decisions the policy plays in one seat against
+``eval.opponent`` in every other seat, on duplicate deals under every seat rotation: the
+one-seat evaluation of :mod:`arena.one_seat`. The score is the policy's mean points per
+deal; the difference is its mean points minus the opponents' mean points on the same
+deals, with a 95 % CI over deals. Each ``eval.baselines`` agent is scored the same way in
+the policy's place once per run: the horizontal lines of the learning curve.
 
 :class:`Evaluator` keeps a run folder's ``eval.csv``, ``baselines.json``,
 ``policy_best.pt`` and ``learning_curve.png``, each written whole or not at all
@@ -27,36 +27,22 @@ from pathlib import Path
 
 import numpy as np
 
+from arena.one_seat import check_one_seat, evaluate_one_seat, table_options
 from training.config import TrainConfig
 from training.resume import write_file
-
-
-def tournament_options(options: dict) -> dict:
-    """The game options of a tournament: training-only fields removed."""
-    return {k: v for k, v in options.items() if k not in ("episode", "reward")}
 
 
 def score_candidate(game: str, options: dict, candidate: str, opponent: str, deals: int,
                     seed: int, workers: int = 1, kwargs: dict | None = None) -> dict:
     """``candidate`` in one seat, ``opponent`` in all others, every rotation, duplicate
-    deals. Its mean points per deal, the opponents', and the paired difference + CI."""
-    from arena.stats import mean_ci
-    from arena.tournament import run_tournament
-    from envs.registry import num_seats
-
-    seats = num_seats(game, **options)
-    lineup = [f"candidate={candidate}"] + [f"opponent{i}={opponent}" for i in range(1, seats)]
-    result = run_tournament(game, lineup, deals, seed, tournament_options(options),
-                            workers=workers, progress=False,
-                            agent_kwargs={"candidate": kwargs} if kwargs else None)
-    table = result.games
-    mine = table["agent"] == "candidate"
-    per_deal = table.groupby([mine, table["deal"]])["points"].mean()
-    ours, theirs = per_deal.loc[True], per_deal.loc[False]
-    diff, low, high = mean_ci((ours - theirs.reindex(ours.index)).to_numpy())
-    return {"points": float(ours.mean()), "opponent_points": float(theirs.mean()),
-            "diff": diff, "diff_low": low, "diff_high": high, "deals": deals,
-            "seconds": result.elapsed_s}
+    deals (:func:`arena.one_seat.evaluate_one_seat`): an evaluation row, its mean points
+    per deal, the opponents', and the paired difference + CI."""
+    measured = evaluate_one_seat(game, candidate, opponent, deals, seed, options,
+                                 candidate_kwargs=kwargs, workers=workers)
+    return {"points": measured.candidate_points, "opponent_points": measured.field_points,
+            "diff": measured.diff, "diff_low": measured.diff_low,
+            "diff_high": measured.diff_high, "deals": deals,
+            "seconds": measured.tournament.elapsed_s}
 
 
 @contextlib.contextmanager
@@ -88,22 +74,15 @@ def check_evaluation(cfg: TrainConfig) -> None:
     decision); ``ValueError`` naming the field (``eval.opponent``, ``eval.baselines[i]``)
     when one cannot play the config's table: a checkpoint of another game, variant or
     observation size, a file that is not a checkpoint. Plays no game, creates nothing."""
-    from arena.tournament.runner import build_entrants
-    from arena.tournament.spec import make_spec
-    from envs.registry import num_seats
-
     e = cfg.eval
-    options = tournament_options(cfg.options)
-    seats = num_seats(cfg.game, **options)
     for field, name in [("eval.opponent", e.opponent),
                         *((f"eval.baselines[{i}]", b) for i, b in enumerate(e.baselines))]:
-        lineup = [f"candidate={name}"] + [f"opponent{i}={e.opponent}" for i in range(1, seats)]
         try:
-            build_entrants(make_spec(cfg.game, lineup, e.deals, e.seed, options))
+            check_one_seat(cfg.game, name, e.opponent, e.deals, e.seed, cfg.options)
         except ValueError as error:
             message = _strip_label(str(error).strip().splitlines()[0] if str(error) else "")
             raise ValueError(f"{field}: {name!r} cannot play the run's table ({cfg.game} "
-                             f"{options}): {message}") from None
+                             f"{table_options(cfg.options)}): {message}") from None
 
 
 class Evaluator:
