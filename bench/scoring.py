@@ -27,7 +27,7 @@ import numpy as np
 from envs.four_aces.scoring import _score_cached, score_batch
 from records.provenance import machine_line, utc_now
 
-#: score_cards without its lru cache (the single-set Python search)
+#: score_cards without its lru cache (one set through the compiled scorer)
 _UNCACHED = _score_cached.__wrapped__
 #: the K3 scoring modes and the set sizes measured
 SCORINGS = ("strict", "free")

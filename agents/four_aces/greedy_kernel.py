@@ -39,13 +39,13 @@ from agents.four_aces.lookahead_kernel import (
     Workspace,
     card_bit,
     numpy_sum,
-    popcount,
     replace_one_values,
     set_values,
     workspace,
 )
 from agents.four_aces.set_scores import ACE_BITS
 from envs.cards import NUM_CARDS
+from envs.compiled import popcount
 from envs.four_aces.rules import MAX_HAND
 
 

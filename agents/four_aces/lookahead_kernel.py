@@ -19,9 +19,9 @@ by loops compiled once (``cache=True``), one function per step:
 
 Card sets are 52-bit masks (bit ``c`` for card ``c``, :mod:`agents.four_aces.set_scores`;
 jokers have no bit, K1). A set of at most six cards is scored by one lookup in the table
-of every such set, when the caller passes it; other sets by the algorithm of
-:func:`envs.four_aces.scoring.score_presence` on that one set (:func:`score_by_options`),
-after their lone suits are set apart (:func:`set_apart_lone_suits`).
+of every such set, when the caller passes it; other sets by the engine's scorer
+(:func:`envs.four_aces.scoring.score_set`), after their lone suits are set apart
+(:func:`set_apart_lone_suits`).
 
 The values are the same floats as a numpy computation of the same expectimax: a set's
 value is ``score + premium``, and sums over samples follow numpy's pairwise order
@@ -32,8 +32,6 @@ C-contiguous int64, float64 and bool arrays, so one signature of each kernel is 
 
 from __future__ import annotations
 
-from functools import cache
-from math import comb
 from typing import NamedTuple
 
 import numba
@@ -42,18 +40,21 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from agents.four_aces.set_scores import ACE_BITS, OFFSET, TABLE_CARDS_MAX
+from agents.four_aces.set_scores import (
+    ACE_BITS,
+    OFFSET,
+    TABLE_CARDS_MAX,
+    table_index,
+)
 from agents.pcg64 import STATE_HIGH, STATE_LOW, advance, jumps, random_bits
 from envs.cards import NUM_CARDS, NUM_RANKS
+from envs.compiled import popcount
 from envs.four_aces.rules import MAX_HAND
-from envs.four_aces.scoring_tables import MAX_CARDS, tables
+from envs.four_aces.scoring import MAX_CARDS, ScorerTables, score_set, scorer_tables, suit_value
 
 #: the value given to an option that does not exist (a hand slot without a card)
 NO_OPTION = -1.0e9
 _SUIT_MASK = (1 << NUM_RANKS) - 1
-#: int64 [52, 7]: binom(c, k), the terms of a set's position in the table of small sets
-BINOMIAL = np.array([[comb(c, k) for k in range(TABLE_CARDS_MAX + 1)]
-                     for c in range(NUM_CARDS - 1)], dtype=np.int64)
 #: the most aces one set can count: every scoring card (MAX_HAND hand and three table
 #: cards), a card drawn twice counted twice
 _MAX_ACES = 8
@@ -75,46 +76,27 @@ ACE_PREMIUM = _ace_premium_table()
 
 
 class ScoreTables(NamedTuple):
-    """The lookup tables card sets are scored with (K2/K3 strict), from
-    :func:`score_tables`."""
+    """The tables card sets are scored with (K2/K3 strict), from :func:`score_tables`."""
 
     #: int8 [OFFSET[-1]]: score of every set of at most six cards
     #: (:func:`~agents.four_aces.set_scores.score_table`), or empty: no table
     by_set: np.ndarray
     #: int64 [8]: first table position of the sets of each size (``OFFSET``)
     offset: np.ndarray
-    #: int32 [8192]: best split of one suit's rank mask into by-suit combinations
-    #: (``NEG`` when there is none)
-    suit_full: np.ndarray
-    #: intp [pattern keys]: first option of each pattern of shared-rank counts
-    option_start: np.ndarray
-    #: intp [pattern keys]: number of options of each pattern
-    option_count: np.ndarray
-    #: int64 [options, MAX_CARDS]: 1 where the option puts the shared card in a by-rank
-    #: combination
-    rank_side: np.ndarray
-    #: int64 [options, MAX_CARDS]: 1 where the option lets the shared card be loose
-    loose_ok: np.ndarray
-    #: int32 [options]: value of the option's by-rank combinations
-    rank_value: np.ndarray
-
-
-@cache
-def _option_tables() -> tuple[np.ndarray, ...]:
-    t = tables()
-    options = t.strict
-    return (t.suit_full, options.start.astype(np.intp), options.count.astype(np.intp),
-            options.rank_side, options.loose_ok, options.rank_value)
+    #: the engine's scorer's tables, ``strict``
+    #: (:func:`~envs.four_aces.scoring.scorer_tables`)
+    scorer: ScorerTables
 
 
 def score_tables(by_set: np.ndarray) -> ScoreTables:
     """The tables of :func:`set_values`, with ``by_set`` the table of every set of at
-    most six cards or an empty int8 array (then every set is scored by its options)."""
+    most six cards or an empty int8 array (then every set is scored by the engine's
+    scorer)."""
     by_set = np.asarray(by_set)
     if by_set.dtype != np.int8 or by_set.ndim != 1 or by_set.size not in (0, OFFSET[-1]):
         raise ValueError(f"by_set: expected an empty int8 array or score_table() (int8 "
                          f"[{OFFSET[-1]}]), got {by_set.dtype} {by_set.shape}")
-    return ScoreTables(by_set, OFFSET, *_option_tables())
+    return ScoreTables(by_set, OFFSET, scorer_tables("strict"))
 
 
 class Workspace(NamedTuple):
@@ -129,7 +111,7 @@ class Workspace(NamedTuple):
     position: np.ndarray
     index: np.ndarray
     values: np.ndarray
-    #: int64 [MAX_CARDS]: scratch of :func:`score_by_options`
+    #: int64 [MAX_CARDS]: scratch of the scorer (:func:`~envs.four_aces.scoring.score_set`)
     slots: np.ndarray
     #: int64 [53]: the row that last listed each card, and the cards listed
     listed: np.ndarray
@@ -160,36 +142,6 @@ def workspace(samples: int, inner: int) -> Workspace:
 # ------------------------------------------------------------------------------------
 # bits of a card set
 # ------------------------------------------------------------------------------------
-def _bit_intrinsic(name: str, llvm_name: str, doc: str):
-    """An int64 -> int64 numba intrinsic: LLVM's ``llvm_name`` (``llvm.ctpop`` or
-    ``llvm.cttz``, the latter defined at 0) on its argument, one instruction."""
-
-    def typer(typingctx, x):
-        if not isinstance(x, types.Integer):
-            return None
-
-        def codegen(context, builder, signature, args):
-            int64 = ir.IntType(64)
-            value = context.cast(builder, args[0], signature.args[0], types.int64)
-            if llvm_name == "llvm.cttz":  # second argument: "0 gives poison" = false
-                fn = builder.module.declare_intrinsic(llvm_name, [int64, ir.IntType(1)])
-                return builder.call(fn, [value, ir.Constant(ir.IntType(1), 0)])
-            fn = builder.module.declare_intrinsic(llvm_name, [int64])
-            return builder.call(fn, [value])
-
-        return types.int64(x), codegen
-
-    typer.__name__ = typer.__qualname__ = name
-    typer.__doc__ = doc
-    return intrinsic(typer)
-
-
-#: number of set bits of an int64
-popcount = _bit_intrinsic("popcount", "llvm.ctpop", "Number of set bits of an int64.")
-#: index of the lowest set bit of an int64 (64 for 0)
-lowest_bit = _bit_intrinsic("lowest_bit", "llvm.cttz", "Index of the lowest set bit.")
-
-
 @intrinsic
 def prefetch(typingctx, array, index):
     """Ask the CPU to bring ``array[index]`` (a 1-d array) into its caches, without
@@ -346,42 +298,14 @@ def sample_draws(words: np.ndarray, pool: np.ndarray, samples: int,
 # step 2: the value of card sets
 # ------------------------------------------------------------------------------------
 @numba.njit(cache=True, inline="always")
-def table_index(bits: int, offset: np.ndarray) -> int:
-    """Position of the set ``bits`` (at most six cards) in the table of every such set
-    (:func:`~agents.four_aces.set_scores.score_table`): ``OFFSET[size]`` plus the set's
-    combinatorial number, ``binom(c_i, i + 1)`` summed over its cards in increasing
-    order."""
-    index = offset[popcount(bits)]
-    i = 1
-    while bits:
-        index += BINOMIAL[lowest_bit(bits), i]
-        bits &= bits - 1
-        i += 1
-    return index
-
-
-@numba.njit(cache=True, inline="always")
-def suit_value(kept: int, loose: int, suit_full: np.ndarray) -> int:
-    """Strict value of one suit's cards ``kept`` (a rank mask) of which one of ``loose``
-    may stay out of the by-suit combinations (K3 strict: at most one loose card per
-    suit): the best of ``suit_full`` of the whole and of the whole without each one."""
-    best = suit_full[kept]
-    loose &= kept
-    while loose:
-        low = loose & -loose
-        loose ^= low
-        best = max(best, suit_full[kept ^ low])
-    return best
-
-
-@numba.njit(cache=True, inline="always")
-def set_apart_lone_suits(bits: int, suit_full: np.ndarray) -> tuple[int, int]:
+def set_apart_lone_suits(bits: int, scorer: ScorerTables) -> tuple[int, int]:
     """(the set ``bits`` without its lone suits, their value). A suit is lone when each
     of its cards has a rank held once in the set: none of them is in a by-rank
     combination (K2), at most one is loose (K3 strict), and that one shares neither suit
     nor rank with any other card; so the suit scores apart from the rest, its best
-    by-suit split with at most one card loose (:func:`suit_value`). (A card alone in its
-    suit and of a rank held once is loose and worth 0.)"""
+    by-suit split with at most one card loose
+    (:func:`~envs.four_aces.scoring.suit_value`). (A card alone in its suit and of a rank
+    held once is loose and worth 0.)"""
     m0 = bits & _SUIT_MASK
     m1 = (bits >> NUM_RANKS) & _SUIT_MASK
     m2 = (bits >> (2 * NUM_RANKS)) & _SUIT_MASK
@@ -391,60 +315,9 @@ def set_apart_lone_suits(bits: int, suit_full: np.ndarray) -> tuple[int, int]:
     for s in range(4):
         mask = (bits >> (s * NUM_RANKS)) & _SUIT_MASK
         if mask and not (mask & twice):
-            value += suit_value(mask, mask, suit_full)
+            value += suit_value(mask, mask, scorer)
             bits &= ~(mask << (s * NUM_RANKS))
     return bits, value
-
-
-@numba.njit(cache=True)
-def score_by_options(bits: int, t: ScoreTables, slots: np.ndarray) -> int:
-    """The K2/K3 strict score of the set ``bits`` (at most MAX_CARDS cards) by the
-    algorithm of :func:`envs.four_aces.scoring.score_presence`: the shared cards (of a
-    rank held two to four times), in the order (count descending, rank, suit), take the
-    fates of each option of their pattern (by rank, by suit, or the one loose card of
-    their rank); an option is worth its by-rank value plus each suit's strict value
-    (:func:`suit_value`: the cards of ranks held once and the named ones may be loose);
-    the best option wins. ``slots`` is scratch (int64 [MAX_CARDS])."""
-    m0 = bits & _SUIT_MASK
-    m1 = (bits >> NUM_RANKS) & _SUIT_MASK
-    m2 = (bits >> (2 * NUM_RANKS)) & _SUIT_MASK
-    m3 = (bits >> (3 * NUM_RANKS)) & _SUIT_MASK
-    # the ranks held at least twice, three times, four times (rank masks)
-    twice = (m0 & m1) | (m0 & m2) | (m0 & m3) | (m1 & m2) | (m1 & m3) | (m2 & m3)
-    thrice = (m0 & m1 & m2) | (m0 & m1 & m3) | (m0 & m2 & m3) | (m1 & m2 & m3)
-    four = m0 & m1 & m2 & m3
-    # the pattern key: n2 + 6 n3 + 36 n4 (scoring_tables.PATTERN_WEIGHT)
-    pattern = popcount(twice & ~thrice) + 6 * popcount(thrice & ~four) + 36 * popcount(four)
-    once = (m0 | m1 | m2 | m3) & ~twice
-    unique = 0
-    for s in range(4):
-        unique |= ((bits >> (s * NUM_RANKS)) & once) << (s * NUM_RANKS)
-    # the shared cards in slot order: held 4, then 3, then 2 times; rank, then suit
-    used = 0
-    for ranks in (four, thrice & ~four, twice & ~thrice):
-        while ranks:
-            low = ranks & -ranks
-            ranks ^= low
-            for s in range(4):
-                card = low << (s * NUM_RANKS)
-                if bits & card:
-                    slots[used] = card
-                    used += 1
-    best = -(1 << 30)
-    start = t.option_start[pattern]
-    for option in range(start, start + t.option_count[pattern]):
-        kept = bits
-        loose = unique
-        for k in range(used):
-            kept -= slots[k] * t.rank_side[option, k]
-            loose += slots[k] * t.loose_ok[option, k]
-        value = np.int64(t.rank_value[option])
-        for s in range(4):
-            shift = s * NUM_RANKS
-            value += suit_value((kept >> shift) & _SUIT_MASK, (loose >> shift) & _SUIT_MASK,
-                                t.suit_full)
-        best = max(best, value)
-    return best
 
 
 @numba.njit(cache=True)
@@ -459,8 +332,8 @@ def set_values(count: int, aces_out: int, four_aces_value: float, t: ScoreTables
     apart first (:func:`set_apart_lone_suits`); the sets then of at most six cards are
     looked up in one pass over their positions, each fetched ahead (:func:`prefetch`) as
     soon as it is known, so that many lookups are under way at once (the table is
-    bigger than the caches). The others are scored by
-    :func:`score_by_options`. ``w.bits`` is overwritten."""
+    bigger than the caches). The others are scored by the engine's scorer
+    (:func:`~envs.four_aces.scoring.score_set`). ``w.bits`` is overwritten."""
     table = t.by_set
     sets, apart, position, index, values = w.bits, w.apart, w.position, w.index, w.values
     aces = w.aces
@@ -471,7 +344,7 @@ def set_values(count: int, aces_out: int, four_aces_value: float, t: ScoreTables
             bits = sets[i]
             apart[i] = 0
             if popcount(bits) > TABLE_CARDS_MAX:
-                bits, apart[i] = set_apart_lone_suits(bits, t.suit_full)
+                bits, apart[i] = set_apart_lone_suits(bits, t.scorer)
                 sets[i] = bits
             small = popcount(bits) <= TABLE_CARDS_MAX
             index[big] = i
@@ -490,7 +363,7 @@ def set_values(count: int, aces_out: int, four_aces_value: float, t: ScoreTables
         big = count
     for k in range(big):
         i = index[k]
-        values[i] = score_by_options(sets[i], t, w.slots) + apart[i]
+        values[i] = score_set(sets[i], t.scorer, w.slots) + apart[i]
     for i in range(count):
         score = four_aces_value if aces[i] == 4 else values[i]
         values[i] = score + ACE_PREMIUM[aces[i], aces_out]

@@ -30,32 +30,25 @@ from envs.cards import JOKER
 from envs.compiled import kernel
 from envs.four_aces.kernels import play_turn, scoring_cards
 from envs.four_aces.rules import DECK_SIZE, DRAW, MAX_HAND
-from envs.four_aces.scoring import score_set
+from envs.four_aces.scoring import ScorerTables, score_set
 
 _ONE = np.int64(1)
 
 
 @kernel
-def set_value(bits: int, target_points: float, strict: bool, start: np.ndarray,
-              count: np.ndarray, rank_side: np.ndarray, loose_ok: np.ndarray,
-              rank_value: np.ndarray, suit_loose: np.ndarray, ternary: np.ndarray,
-              suit_free: np.ndarray, pattern_weight: np.ndarray,
+def set_value(bits: int, target_points: float, scorer: ScorerTables,
               slot_cards: np.ndarray) -> float:
     """The value of a set of scoring cards ``bits`` (bit c = card c, K1): the match,
     ``target_points``, with all four aces (H4/K1), else its K2/K3 score."""
     if (bits & ACE_BITS) == ACE_BITS:
         return target_points
-    return float(score_set(bits, strict, start, count, rank_side, loose_ok, rank_value,
-                           suit_loose, ternary, suit_free, pattern_weight, slot_cards))
+    return float(score_set(bits, scorer, slot_cards))
 
 
 @kernel
 def greedy_known_action(g: int, current_player: np.ndarray, deal_order: np.ndarray,
                         stock_top: np.ndarray, hand: np.ndarray, table: np.ndarray,
-                        target_points: float, strict: bool, start: np.ndarray,
-                        count: np.ndarray, rank_side: np.ndarray, loose_ok: np.ndarray,
-                        rank_value: np.ndarray, suit_loose: np.ndarray, ternary: np.ndarray,
-                        suit_free: np.ndarray, pattern_weight: np.ndarray,
+                        target_points: float, scorer: ScorerTables,
                         slot_cards: np.ndarray) -> int:
     """The ``greedy_known`` action of game ``g``'s mover (see the module doc, 2.)."""
     s = current_player[g]
@@ -66,8 +59,7 @@ def greedy_known_action(g: int, current_player: np.ndarray, deal_order: np.ndarr
         if top + k < DECK_SIZE and deal_order[g, top + k] != JOKER:
             refill = np.int64(deal_order[g, top + k])
             break
-    keep = set_value(base, target_points, strict, start, count, rank_side, loose_ok,
-                     rank_value, suit_loose, ternary, suit_free, pattern_weight, slot_cards)
+    keep = set_value(base, target_points, scorer, slot_cards)
     best = -1
     best_value = -np.inf
     slots = 0
@@ -82,9 +74,7 @@ def greedy_known_action(g: int, current_player: np.ndarray, deal_order: np.ndarr
             bits &= ~(_ONE << c)
         if refill >= 0:
             bits |= _ONE << refill
-        value = set_value(bits, target_points, strict, start, count, rank_side, loose_ok,
-                          rank_value, suit_loose, ternary, suit_free, pattern_weight,
-                          slot_cards)
+        value = set_value(bits, target_points, scorer, slot_cards)
         if value > best_value:
             best_value = value
             best = c
@@ -99,10 +89,7 @@ def play_rounds(game_over: np.ndarray, deal_over: np.ndarray, current_player: np
                 hand_size: np.ndarray, hand_limit: np.ndarray, discard: np.ndarray,
                 discard_size: np.ndarray, discard_counts: np.ndarray,
                 four_aces_now: np.ndarray, table: np.ndarray, target_points: float,
-                strict: bool, start: np.ndarray, count: np.ndarray, rank_side: np.ndarray,
-                loose_ok: np.ndarray, rank_value: np.ndarray, suit_loose: np.ndarray,
-                ternary: np.ndarray, suit_free: np.ndarray, pattern_weight: np.ndarray,
-                slot_cards: np.ndarray, ended: np.ndarray) -> int:
+                scorer: ScorerTables, slot_cards: np.ndarray, ended: np.ndarray) -> int:
     """Play every game that is neither over nor just past a round's end (``deal_over``)
     by ``greedy_known`` until a turn ends its round (H3, H4); write those games, in
     increasing order, to ``ended`` (int [B]) and return how many. Their rounds are not
@@ -113,9 +100,7 @@ def play_rounds(game_over: np.ndarray, deal_over: np.ndarray, current_player: np
             continue
         while True:
             a = greedy_known_action(g, current_player, deal_order, stock_top, hand, table,
-                                    target_points, strict, start, count, rank_side,
-                                    loose_ok, rank_value, suit_loose, ternary, suit_free,
-                                    pattern_weight, slot_cards)
+                                    target_points, scorer, slot_cards)
             if play_turn(g, a, current_player, deal_order, stock_top, hand, hand_size,
                          hand_limit, discard, discard_size, discard_counts, four_aces_now):
                 break

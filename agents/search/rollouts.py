@@ -169,7 +169,7 @@ class GreedyKnownFourAces:
         n = play_rounds(st.game_over, st.deal_over, st.current_player, st.deal_order,
                         st.stock_top, st.hand, st.hand_size, st.hand_limit, st.discard,
                         st.discard_size, st.discard_counts, st.four_aces_now, st.table,
-                        float(cfg.target_points), *scorer_tables(cfg.scoring),
+                        float(cfg.target_points), scorer_tables(cfg.scoring),
                         np.empty(MAX_CARDS, np.int64), ended)
         if n:
             rewards = np.zeros((world.batch_size, world.num_players), np.float32)

@@ -377,7 +377,7 @@ class FourAcesEngine(BatchEngine):
             "end_rounds", kernels.end_rounds, call_args, lambda: (
                 cfg.episode == "round", kernels.REWARD_MODES.index(cfg.reward),
                 cfg.target_points, cfg.round_limit, *st.kernel_arrays(END_ARRAYS),
-                *scorer_tables(cfg.scoring), np.empty(MAX_CARDS, np.int64)))  # scratch last
+                scorer_tables(cfg.scoring), np.empty(MAX_CARDS, np.int64)))  # scratch last
         bad, m = end_rounds(*call_args, *fixed)
         if bad >= 0:  # nothing has changed
             self._check_sets(g)  # raises

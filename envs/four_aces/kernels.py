@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import JOKER, NUM_CARDS
-from envs.compiled import inlined_kernel, kernel
+from envs.compiled import inlined_kernel, kernel, popcount
 from envs.core import hashed_uniform_row, shuffle_order
 from envs.four_aces.rules import (
     ACES,
@@ -54,7 +54,7 @@ from envs.four_aces.rules import (
     IS_ACE,
     TABLE_CARDS,
 )
-from envs.four_aces.scoring import popcount, score_set
+from envs.four_aces.scoring import ScorerTables, score_set
 
 # numba freezes module globals at compile time: plain ints, numpy scalars (their dtype
 # kept) and read-only arrays
@@ -307,10 +307,7 @@ def end_rounds(games: np.ndarray, rewards: np.ndarray, more: np.ndarray, four: n
                table: np.ndarray, last_points: np.ndarray, four_aces_winner: np.ndarray,
                totals: np.ndarray, rounds_played: np.ndarray, deal_over: np.ndarray,
                has_result: np.ndarray, winners: np.ndarray, match_over: np.ndarray,
-               game_over: np.ndarray, current_player: np.ndarray,
-               strict: bool, start: np.ndarray, count: np.ndarray, rank_side: np.ndarray,
-               loose_ok: np.ndarray, rank_value: np.ndarray, suit_loose: np.ndarray,
-               ternary: np.ndarray, suit_free: np.ndarray, pattern_weight: np.ndarray,
+               game_over: np.ndarray, current_player: np.ndarray, scorer: ScorerTables,
                slot_cards: np.ndarray) -> tuple[int, int]:
     """End the round of each game of ``games`` (distinct indices): score it, pay the
     rewards into ``rewards`` (float32 [B, P], added), end the match or list the game in
@@ -326,10 +323,10 @@ def end_rounds(games: np.ndarray, rewards: np.ndarray, more: np.ndarray, four: n
       first seat with all four aces among his scoring cards (:func:`has_four_aces`);
       he gets ``target_points``, the others 0;
     * K2/K3: else every seat's scoring cards (:func:`scoring_cards`) are scored by
-      :func:`~envs.four_aces.scoring.score_set` (``strict`` .. ``pattern_weight`` from
-      :func:`~envs.four_aces.scoring.scorer_tables`; ``slot_cards`` its
-      scratch). A set that is not one (a state the engine did not deal) stops here:
-      ``(its index in games, 0)`` is returned and nothing has changed.
+      :func:`~envs.four_aces.scoring.score_set` (``scorer`` from
+      :func:`~envs.four_aces.scoring.scorer_tables`; ``slot_cards`` its scratch). A
+      set that is not one (a state the engine did not deal) stops here: ``(its index in
+      games, 0)`` is returned and nothing has changed.
 
     Then per game: ``last_points``, ``four_aces_winner``, ``totals``, ``rounds_played``,
     ``deal_over`` and ``has_result``; K4: the episode is over after every round in a
@@ -357,9 +354,7 @@ def end_rounds(games: np.ndarray, rewards: np.ndarray, more: np.ndarray, four: n
             bits = scoring_cards(g, s, hand, table, slot_cards.shape[0])
             if bits < 0:
                 return i, 0
-            points[i, s] = score_set(bits, strict, start, count, rank_side, loose_ok,
-                                     rank_value, suit_loose, ternary, suit_free,
-                                     pattern_weight, slot_cards)
+            points[i, s] = score_set(bits, scorer, slot_cards)
     m = 0
     for i in range(n):
         g = games[i]

@@ -37,7 +37,8 @@ and loose cards.
   entirely into by-suit combinations (−inf when impossible, e.g. one card), found once by
   a DP over all 8192 masks. ``free``: ``SUIT_FREE[m]`` = max over sub-masks (the rest
   loose). ``strict``: at most one loose card per suit, so a suit scores
-  ``max(SUIT_FULL[m], SUIT_FULL[m - c] for each c that may be loose)``.
+  ``max(SUIT_FULL[m], SUIT_FULL[m - c] for each c that may be loose)``, a lookup in
+  ``SUIT_LOOSE`` (:func:`suit_value`).
 - Only *shared* cards (whose rank occurs more than once in the set) can be in A, and only
   they can break strict's "distinct ranks" rule. A row's *pattern* is how often each
   shared rank occurs (e.g. 2, 2: two pairs' worth); for each pattern an option table lists
@@ -46,33 +47,30 @@ and loose cards.
   (4, 4, 2) has 1 323.
 
 So a set is scored by a loop over its pattern's options, each a few table lookups, and
-the best option wins. :func:`score_set` runs it compiled on one set (a 52-bit mask), for
-:func:`score_presence` (a set at a time, :func:`_score_rows`; 50 times faster than the
-earlier vectorised numpy version of the same algorithm at every batch size, with
-identical scores) and for the engine's compiled round end
-(:func:`envs.four_aces.kernels.end_rounds`, K1–K4). :func:`score_cards` (one
-set) runs it again in plain Python, written independently, and caches its results. The
-tests compare both with an exhaustive partition search and with a bitmask DP over every
-subset (``tests/envs/four_aces/test_scoring_fast_paths.py``).
+the best option wins. :func:`score_set` runs it compiled on one set (a 52-bit mask): the
+one K2/K3 scorer of the project. Everything that scores calls it: :func:`score_presence`
+(many sets, :func:`_score_rows`), :func:`score_cards` (one set, cached), the engine's
+compiled round end (:func:`envs.four_aces.kernels.end_rounds`, K1–K4) and the agents'
+compiled kernels (the heuristics' set values, the ``greedy_known`` rollout). The tests
+compare it with an exhaustive partition search and with a bitmask DP over every subset
+(``tests/envs/four_aces/test_scoring.py``, ``test_scoring_fast_paths.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cache, lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
 from envs.cards import JOKER, NUM_RANKS, parse_card
-from envs.compiled import kernel
+from envs.compiled import inlined_kernel, kernel, popcount
 from envs.core import check_choice
 from envs.four_aces.scoring_tables import (
-    LOOSE_OK,
     MAX_CARDS,
-    NEG,
     PATTERN_WEIGHT,
     RANK_POINTS,
-    RANK_SIDE,
     RUN_POINTS,
     SUIT_POINTS,
     tables,
@@ -86,9 +84,13 @@ __all__ = [
     "RUN_POINTS",
     "SCORINGS",
     "SUIT_POINTS",
+    "ScorerTables",
     "score_batch",
     "score_cards",
     "score_presence",
+    "score_set",
+    "scorer_tables",
+    "suit_value",
 ]
 
 _RANK_MASK = np.int64((1 << NUM_RANKS) - 1)
@@ -115,7 +117,7 @@ def score_presence(present: np.ndarray, scoring: str = "strict") -> np.ndarray:
         return np.zeros(0, dtype=np.int32)
     present = np.ascontiguousarray(present, dtype=np.int8)
     out = np.empty(len(present), dtype=np.int32)
-    bad = _score_rows(present, *scorer_tables(scoring), np.empty(MAX_CARDS, np.int64), out)
+    bad = _score_rows(present, scorer_tables(scoring), np.empty(MAX_CARDS, np.int64), out)
     if bad >= 0:
         row = present[bad]
         raise ValueError(f"present row {bad} holds {np.count_nonzero(row)} cards with values "
@@ -124,45 +126,69 @@ def score_presence(present: np.ndarray, scoring: str = "strict") -> np.ndarray:
     return out
 
 
+class ScorerTables(NamedTuple):
+    """What :func:`score_set` reads besides the set: the K3 mode and the static tables of
+    :func:`~envs.four_aces.scoring_tables.tables` (:func:`scorer_tables`)."""
+
+    #: K3: ``strict`` (True) or ``free``
+    strict: bool
+    #: intp [pattern keys]: the first option of each pattern of shared-rank counts, and
+    #: how many it has
+    start: np.ndarray
+    count: np.ndarray
+    #: int64 [options, MAX_CARDS]: 1 where the option puts the shared card of that slot in
+    #: a by-rank combination; 1 where it lets it be the one loose card of its rank (strict)
+    rank_side: np.ndarray
+    loose_ok: np.ndarray
+    #: int32 [options]: the value of the option's by-rank combinations
+    rank_value: np.ndarray
+    #: int8 [3**13]: ``strict``, the best split of one suit's rank mask m into by-suit
+    #: combinations with at most one card of its sub-mask c loose, at ``ternary[m] +
+    #: ternary[c]`` (``LOOSE_NEG`` when there is none)
+    suit_loose: np.ndarray
+    #: int32 [8192]: the index part of a rank mask in ``suit_loose``
+    ternary: np.ndarray
+    #: int32 [8192]: the best split of one suit's rank mask, any cards loose (``free``)
+    suit_free: np.ndarray
+    #: int16 [5]: a row's pattern key is the sum of these over its ranks' counts
+    pattern_weight: np.ndarray
+
+
 @cache
-def scorer_tables(scoring: str) -> tuple:
-    """The arguments of :func:`score_set` after ``bits``, up to its scratch, for
-    ``scoring`` (``"strict"`` or ``"free"``, K3, not checked): ``strict`` and the static
-    tables of :func:`~envs.four_aces.scoring_tables.tables` (``start`` .. ``suit_free``)
-    and ``pattern_weight``. Built once per mode; every compiled caller of
-    :func:`score_set` takes them in this order."""
+def scorer_tables(scoring: str) -> ScorerTables:
+    """The :class:`ScorerTables` of ``scoring`` (``"strict"`` or ``"free"``, K3, not
+    checked), built once per mode: what every caller of :func:`score_set` hands it."""
     t = tables()
     options = t.strict if scoring == "strict" else t.free
-    return (scoring == "strict", options.start, options.count, options.rank_side,
-            options.loose_ok, options.rank_value, t.suit_loose, t.ternary, t.suit_free,
-            PATTERN_WEIGHT)
+    return ScorerTables(scoring == "strict", options.start, options.count, options.rank_side,
+                        options.loose_ok, options.rank_value, t.suit_loose, t.ternary,
+                        t.suit_free, PATTERN_WEIGHT)
+
+
+@inlined_kernel
+def suit_value(kept: int, loose: int, t: ScorerTables) -> int:
+    """K3 ``strict``: the value of one suit's cards ``kept`` (a rank mask) of which at
+    most one, and only one of ``loose`` (a sub-mask of ``kept``), stays out of the by-suit
+    combinations (``t.suit_loose``; ``LOOSE_NEG`` when no split is possible)."""
+    return t.suit_loose[t.ternary[kept] + t.ternary[loose]]
 
 
 @kernel
-def popcount(x: int) -> int:
-    """The number of bits set in ``x`` (0 <= x < 2**63), without a loop."""
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return (x * 0x0101010101010101) >> 56  # wraps: the top byte is the sum of the bytes
-
-
-@kernel
-def score_set(bits: int, strict: bool, start: np.ndarray, count: np.ndarray,
-              rank_side: np.ndarray, loose_ok: np.ndarray, rank_value: np.ndarray,
-              suit_loose: np.ndarray, ternary: np.ndarray, suit_free: np.ndarray,
-              pattern_weight: np.ndarray, slot_cards: np.ndarray) -> int:
+def score_set(bits: int, t: ScorerTables, slot_cards: np.ndarray) -> int:
     """The K2/K3 score of one set of cards, ``bits`` (int64, bit c = card c of 0..51),
-    by the algorithm of the module doc; it must hold at most ``len(slot_cards)``
-    (:data:`MAX_CARDS`) cards, else the tables are read out of bounds (the callers check).
+    by the algorithm of the module doc, with the tables ``t`` (:func:`scorer_tables`); it
+    must hold at most ``len(slot_cards)`` (:data:`MAX_CARDS`) cards, else the tables are
+    read out of bounds (the callers check). The one scorer of the project: the engine's
+    round end (:func:`envs.four_aces.kernels.end_rounds`), :func:`score_presence` and
+    :func:`score_cards`, and the agents' compiled set values call it.
 
     Per rank, the number of suits holding it comes from a bitwise adder of the four
     13-bit suit masks: the ranks held once (their cards are unique), twice, three and four
     times, hence the pattern. The shared cards fill ``slot_cards`` (int64 [MAX_CARDS],
     scratch) in slot order: by count descending, then rank, then suit. Every option of the
-    pattern is then scored with the option tables (``strict`` .. ``pattern_weight``, see
-    :func:`scorer_tables`) and the best kept. Compiled callers: :func:`_score_rows` and the
-    engine's round end (:func:`envs.four_aces.kernels.end_rounds`)."""
+    pattern is then scored and the best kept: its by-rank value plus each suit's value,
+    ``strict`` by :func:`suit_value` (the unique cards and the option's named ones may be
+    loose), ``free`` by ``suit_free``."""
     a = bits & _RANK_MASK
     b = (bits >> NUM_RANKS) & _RANK_MASK
     c = (bits >> 2 * NUM_RANKS) & _RANK_MASK
@@ -175,9 +201,10 @@ def score_set(bits: int, strict: bool, start: np.ndarray, count: np.ndarray,
     held3 = twos & ones
     held2 = twos & ~ones
     held1 = ones & ~twos
-    pattern = (pattern_weight[0] * (NUM_RANKS - popcount(a | b | c | d))
-               + pattern_weight[1] * popcount(held1) + pattern_weight[2] * popcount(held2)
-               + pattern_weight[3] * popcount(held3) + pattern_weight[4] * popcount(held4))
+    weight = t.pattern_weight
+    pattern = (weight[0] * (NUM_RANKS - popcount(a | b | c | d))
+               + weight[1] * popcount(held1) + weight[2] * popcount(held2)
+               + weight[3] * popcount(held3) + weight[4] * popcount(held4))
     unique_bits = bits & (held1 * _SUIT_COLUMN)
     shared = 0
     for held in (held4, held3, held2):
@@ -192,33 +219,31 @@ def score_set(bits: int, strict: bool, start: np.ndarray, count: np.ndarray,
             held >>= 1
             r += 1
     best = np.int64(-(1 << 30))
-    for option in range(start[pattern], start[pattern] + count[pattern]):
+    for option in range(t.start[pattern], t.start[pattern] + t.count[pattern]):
         kept = bits
         loose = unique_bits
         for k in range(shared):
             bit = np.int64(1) << slot_cards[k]
-            kept -= bit * rank_side[option, k]
-            loose += bit * loose_ok[option, k]
-        value = np.int64(rank_value[option])
+            kept -= bit * t.rank_side[option, k]
+            loose += bit * t.loose_ok[option, k]
+        value = np.int64(t.rank_value[option])
         for suit in range(4):
             shift = suit * NUM_RANKS
             ranks = (kept >> shift) & _RANK_MASK
-            if strict:
-                value += suit_loose[ternary[ranks] + ternary[(loose >> shift) & _RANK_MASK]]
+            if t.strict:
+                value += suit_value(ranks, (loose >> shift) & _RANK_MASK, t)
             else:
-                value += suit_free[ranks]
+                value += t.suit_free[ranks]
         best = max(best, value)
     return best
 
 
 @kernel
-def _score_rows(present, strict, start, count, rank_side, loose_ok, rank_value, suit_loose,
-                ternary, suit_free, pattern_weight, slot_cards, out):
+def _score_rows(present, t, slot_cards, out):
     """``out[i]``: the K2/K3 score of the set of 0/1 row ``present[i]`` (int8 [N, 52]),
-    :func:`score_set` of its cards; the arguments from ``strict`` to ``slot_cards`` are
-    those of :func:`score_set`. Returns the first row that is not a set of at most
-    MAX_CARDS cards (entries other than 0/1), or -1; nothing is read or written out of
-    bounds for it."""
+    :func:`score_set` of its cards with the tables ``t`` and the scratch ``slot_cards``.
+    Returns the first row that is not a set of at most MAX_CARDS cards (entries other
+    than 0/1), or -1; nothing is read or written out of bounds for it."""
     for i in range(present.shape[0]):
         # checked first: a row that is not a set would index past the tables
         bits = np.int64(0)
@@ -229,8 +254,7 @@ def _score_rows(present, strict, start, count, rank_side, loose_ok, rank_value, 
             other |= v & ~1
         if other != 0 or popcount(bits) > slot_cards.shape[0]:
             return i
-        out[i] = score_set(bits, strict, start, count, rank_side, loose_ok, rank_value,
-                           suit_loose, ternary, suit_free, pattern_weight, slot_cards)
+        out[i] = score_set(bits, t, slot_cards)
     return -1
 
 
@@ -265,61 +289,11 @@ def score_batch(cards: np.ndarray, scoring: str = "strict") -> np.ndarray:
     return score_presence(present, scoring)
 
 
-def _score_one(cards: tuple[int, ...], strict: bool) -> int:
-    """The algorithm of :func:`_score_rows` for one set of distinct non-joker cards, in
-    plain Python: a second, independent implementation (its own slot order and fate
-    handling), so the fuzzer's check of the engine's points against :func:`score_cards`
-    (envs/fuzz/four_aces.py) compares two codes, not one with itself."""
-    t = tables()
-    full = t.suit_full_list
-    free = t.suit_free_list
-    count = [0] * NUM_RANKS
-    suit_mask = [0, 0, 0, 0]
-    for c in cards:
-        count[c % NUM_RANKS] += 1
-        suit_mask[c // NUM_RANKS] |= 1 << (c % NUM_RANKS)
-    # slots of the shared cards: ranks by (count desc, rank), then suits ascending
-    slot_cards = [
-        (s, 1 << r)
-        for r in sorted((r for r in range(NUM_RANKS) if count[r] >= 2), key=lambda r: -count[r])
-        for s in range(4)
-        if suit_mask[s] >> r & 1
-    ]
-    # unique cards may be loose in strict: their (suit, bit)
-    unique = [(c // NUM_RANKS, 1 << (c % NUM_RANKS)) for c in cards if count[c % NUM_RANKS] == 1]
-    options = t.strict if strict else t.free
-    key = sum(int(PATTERN_WEIGHT[n]) for n in count)
-    start = int(options.start[key])
-    best = NEG * 8
-    for o in range(start, start + int(options.count[key])):
-        fates = options.fate_rows[o]
-        masks = list(suit_mask)
-        loose_ok = list(unique)
-        for (s, bit), fate in zip(slot_cards, fates, strict=False):  # fates: padded
-            if fate == RANK_SIDE:
-                masks[s] ^= bit
-            elif fate == LOOSE_OK:
-                loose_ok.append((s, bit))
-        if strict:
-            per_suit = [full[m] for m in masks]
-            for s, bit in loose_ok:
-                v = full[masks[s] ^ bit]
-                if v > per_suit[s]:
-                    per_suit[s] = v
-            value = sum(per_suit)
-        else:
-            value = free[masks[0]] + free[masks[1]] + free[masks[2]] + free[masks[3]]
-        value += options.rank_value_list[o]
-        if value > best:
-            best = value
-    return best
-
-
 @lru_cache(maxsize=65536)
 def _score_cached(cards: tuple[int, ...], scoring: str) -> int:
-    if len(cards) <= 1:
-        return 0
-    return _score_one(cards, scoring == "strict")
+    """:func:`score_set` of the distinct non-joker ``cards`` (at most MAX_CARDS)."""
+    bits = np.int64(sum(1 << c for c in cards))
+    return int(score_set(bits, scorer_tables(scoring), np.empty(MAX_CARDS, np.int64)))
 
 
 def score_cards(cards: Iterable[str | int], scoring: str = "strict") -> int:

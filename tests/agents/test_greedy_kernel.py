@@ -7,7 +7,7 @@ choices, so every value of every row is compared exactly: the discards of the ha
 (H2 a, G6; 0 for empty slots) and the turn-up (H2 b, G7), on thousands of positions of
 random and heuristic play of each player count, with the rarer kinds (jokers in the hand,
 five slots, seven or eight scoring cards, few unseen cards) counted, with and without the
-table of small sets (K2/K3 scores by lookup or by options).
+table of small sets (K2/K3 scores by lookup or by the engine's scorer).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from agents.four_aces import lookahead_kernel as kernel
 from agents.four_aces.view import FourAcesView
 from envs.cards import NUM_CARDS
 from envs.four_aces.rules import MAX_HAND
+from envs.four_aces.scoring import score_cards
 from tests.agents.test_heuristics_fast import _rare_rows, _shrink_unseen, positions
 from tests.helpers import four_aces_heuristics_reference as fa_ref
 
@@ -91,7 +92,7 @@ def test_greedy_values_of_a_hand_made_row(score_table):
     values = greedy_kernel.option_values(*args, 20.0, kernel.score_tables(score_table))
 
     def score(cards):
-        return float(set_scores.score_bits(np.array([set_scores.cards_to_bits(cards)]))[0])
+        return float(score_cards(cards))
 
     keep = score([3, 16, 40])
     assert values[0, MAX_HAND] == keep

@@ -6,9 +6,8 @@ as they were before their fast batch forms; the committed tournament results dep
 their choices. Equality is checked on positions from random and heuristic play of every
 variant and player count, in calls of several batch sizes (the look-ahead discarder's
 seeded draws must stay in step), and on hand-made positions that reach the rare paths;
-a slow test compares the look-ahead discarder on over 50,000 positions. Scores of card
-sets (K2/K3, :mod:`agents.four_aces.set_scores`) are checked against
-:func:`envs.four_aces.scoring.score_presence`. No timing assertions.
+a slow test compares the look-ahead discarder on over 50,000 positions. No timing
+assertions.
 """
 
 from __future__ import annotations
@@ -26,9 +25,8 @@ from agents.four_aces.view import FourAcesView
 from bench import agents as agents_bench
 from cli import main as cli
 from envs import registry
-from envs.cards import JOKER, parse_card
+from envs.cards import JOKER
 from envs.four_aces.observation import LAYOUT as FA_LAYOUT
-from envs.four_aces.scoring import score_presence
 from tests.helpers import abracadabra_heuristics_reference as abra_ref
 from tests.helpers import four_aces_heuristics_reference as fa_ref
 
@@ -84,57 +82,11 @@ def assert_same_choices(fast, reference, observations, masks, chunks=(1, 7, 64, 
 
 
 # ------------------------------------------------------------------------------------
-# Four Aces: set scores (K2/K3 strict)
+# Four Aces: the table of small sets' scores (built once for the tests below)
 # ------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def score_table():
     return set_scores.score_table()
-
-
-def _presence(bits):
-    return ((bits[:, None] >> np.arange(52)) & 1).astype(np.int8)
-
-
-@pytest.mark.parametrize("size", range(10))
-def test_set_scores_equal_score_presence(score_table, size):
-    """K2/K3: every size 0..9, random sets (7 and 8 cards take the pivot paths)."""
-    rng = np.random.default_rng(size)
-    cards = np.argsort(rng.random((4000, 52)), axis=1)[:, :size]
-    bits = set_scores.cards_to_bits(cards) if size else np.zeros(4000, np.int64)
-    np.testing.assert_array_equal(set_scores.score_bits(bits),
-                                  score_presence(_presence(bits), "strict"))
-
-
-def test_set_scores_equal_score_presence_on_ranks_held_several_times(score_table):
-    """K2: sets made of few ranks (pairs, trips, quads, full houses) and long suits, where
-    the pivots are rare and the by-rank combinations matter."""
-    rng = np.random.default_rng(5)
-    sets = []
-    for size in (6, 7, 8):
-        for _ in range(3000):
-            ranks = rng.choice(13, size=rng.integers(2, 5), replace=False)
-            pool = np.array([s * 13 + r for r in ranks for s in range(4)])
-            extra = rng.choice(52, size=3, replace=False)
-            pool = np.unique(np.concatenate([pool, extra]))
-            sets.append(rng.choice(pool, size=min(size, len(pool)), replace=False))
-        for _ in range(1000):  # long suits
-            suit = rng.integers(4)
-            pool = np.concatenate([suit * 13 + np.arange(13), rng.choice(52, 4, replace=False)])
-            sets.append(rng.choice(np.unique(pool), size=size, replace=False))
-    bits = np.array([set_scores.cards_to_bits(s) for s in sets])
-    np.testing.assert_array_equal(set_scores.score_bits(bits),
-                                  score_presence(_presence(bits), "strict"))
-
-
-def test_set_scores_of_known_hands(score_table):
-    # K2: a 5-card run +14; two pairs +3 plus a loose card; four of a kind +10
-    def score(names):
-        bits = set_scores.cards_to_bits([parse_card(c) for c in names])
-        return int(set_scores.score_bits(np.array([bits]))[0])
-
-    assert score(["5H", "6H", "7H", "8H", "9H"]) == 14
-    assert score(["5H", "5D", "9C", "9S", "KH"]) == 3
-    assert score(["7C", "7D", "7H", "7S", "2C", "4D", "9H"]) == 10
 
 
 # ------------------------------------------------------------------------------------

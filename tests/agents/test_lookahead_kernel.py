@@ -3,10 +3,10 @@
 scorer.
 
 Each kernel is checked against the numpy expression it stands for: the draws against
-``np.argsort`` of the keys, sums against ``ndarray.mean`` (bit for bit), set scores
-against :func:`envs.four_aces.scoring.score_presence` (K2/K3 strict) and the table of
-:mod:`agents.four_aces.set_scores`. The agent's decisions against the reference heuristics
-are in ``test_heuristics_fast.py``.
+``np.argsort`` of the keys, sums against ``ndarray.mean`` (bit for bit), set scores (the
+table of :mod:`agents.four_aces.set_scores`, lone suits set apart) against the engine's
+scorer :func:`envs.four_aces.scoring.score_presence` (K2/K3 strict). The agent's
+decisions against the reference heuristics are in ``test_heuristics_fast.py``.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from agents.four_aces import set_scores
 from agents.four_aces.view import FourAcesView
 from envs import registry
 from envs.cards import parse_card
+from envs.compiled import popcount
 from envs.four_aces.rules import MAX_HAND
-from envs.four_aces.scoring import score_presence
+from envs.four_aces.scoring import score_presence, score_set
 
 
 @pytest.fixture(scope="module")
@@ -57,11 +58,11 @@ def _presence(bits: np.ndarray) -> np.ndarray:
 
 
 @numba.njit
-def _scores_by_options(bits, t):
+def _scores_by_scorer(bits, t):
     slots = np.empty(10, dtype=np.int64)
     out = np.empty(len(bits), dtype=np.int64)
     for i in range(len(bits)):
-        out[i] = kernel.score_by_options(bits[i], t, slots)
+        out[i] = score_set(bits[i], t.scorer, slots)
     return out
 
 
@@ -78,7 +79,7 @@ def _lone_suits_apart(bits, t):
     rest = np.empty(len(bits), dtype=np.int64)
     value = np.empty(len(bits), dtype=np.int64)
     for i in range(len(bits)):
-        rest[i], value[i] = kernel.set_apart_lone_suits(bits[i], t.suit_full)
+        rest[i], value[i] = kernel.set_apart_lone_suits(bits[i], t.scorer)
     return rest, value
 
 
@@ -86,8 +87,8 @@ def _lone_suits_apart(bits, t):
 def _bit_counts(bits):
     out = np.empty((len(bits), 2), dtype=np.int64)
     for i in range(len(bits)):
-        out[i, 0] = kernel.popcount(bits[i])
-        out[i, 1] = kernel.lowest_bit(bits[i])
+        out[i, 0] = popcount(bits[i])
+        out[i, 1] = set_scores.lowest_bit(bits[i])
     return out
 
 
@@ -146,31 +147,20 @@ def test_pick_draws_orders_equal_keys_by_card():
 # ------------------------------------------------------------------------------------
 # step 2: the value of one card set
 # ------------------------------------------------------------------------------------
-def test_bit_counts_match_numpy():
+def test_bit_counts_match_python():
     rng = np.random.default_rng(1)
     bits = np.concatenate([[0, 1, (1 << 52) - 1], _random_sets(rng, 500, 7)])
     counts = _bit_counts(bits)
-    np.testing.assert_array_equal(counts[:, 0], np.bitwise_count(bits))
+    np.testing.assert_array_equal(counts[:, 0], [bin(int(b)).count("1") for b in bits])
     lowest = [(int(b) & -int(b)).bit_length() - 1 if b else 64 for b in bits]
     np.testing.assert_array_equal(counts[:, 1], lowest)
 
 
-@pytest.mark.parametrize("size", range(11))
-def test_score_by_options_equals_score_presence(without_table, size):
-    """K2/K3 strict, every size 0..10 (the most a set may hold), random and rank-heavy."""
-    rng = np.random.default_rng(size)
-    bits = _random_sets(rng, 3000, size)
-    if size >= 2:
-        bits = np.concatenate([bits, _rank_heavy_sets(rng, 1500, size)])
-    np.testing.assert_array_equal(_scores_by_options(bits, without_table),
-                                  score_presence(_presence(bits), "strict"))
-
-
-def test_score_by_options_of_known_hands(without_table):
+def test_the_scorer_tables_score_known_hands(without_table):
     # K2: a 5-card run +14 and a pair -1 (7 cards); two pairs +3 and a 3-card run +2
     def score(names):
         bits = set_scores.cards_to_bits([parse_card(c) for c in names])
-        return int(_scores_by_options(np.array([bits]), without_table)[0])
+        return int(_scores_by_scorer(np.array([bits]), without_table)[0])
 
     assert score(["5H", "6H", "7H", "8H", "9H", "KC", "KD"]) == 14 - 1
     assert score(["5C", "5D", "9C", "9S", "2H", "3H", "4H"]) == 3 + 2
@@ -182,7 +172,7 @@ def test_table_positions_find_the_scores(with_table, size):
     rng = np.random.default_rng(10 + size)
     bits = _random_sets(rng, 3000, size)
     np.testing.assert_array_equal(_scores_by_table(bits, with_table),
-                                  set_scores.score_bits(bits))
+                                  score_presence(_presence(bits), "strict"))
 
 
 @pytest.mark.parametrize("size", (6, 7, 8, 9))
@@ -193,9 +183,9 @@ def test_lone_suits_score_apart(without_table, size):
     bits = np.concatenate([_random_sets(rng, 3000, size), _rank_heavy_sets(rng, 1000, size)])
     rest, value = _lone_suits_apart(bits, without_table)
     assert (rest & ~bits == 0).all()
-    np.testing.assert_array_equal(_scores_by_options(rest, without_table) + value,
+    np.testing.assert_array_equal(_scores_by_scorer(rest, without_table) + value,
                                   score_presence(_presence(bits), "strict"))
-    assert (np.bitwise_count(rest) < np.bitwise_count(bits)).mean() > 0.5
+    assert (popcount(rest) < popcount(bits)).mean() > 0.5
 
 
 def test_ace_premium():
