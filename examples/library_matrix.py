@@ -109,6 +109,8 @@ class Cell:
     status: str  #: "pass", "fail", "timeout" or "skip"
     seconds: float
     error: str  #: the error's one line ("" when it passed)
+    python: str = ""  #: the interpreter it ran under
+    versions: str = ""  #: its packages' versions there (:func:`probe`)
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
@@ -187,18 +189,38 @@ def run_cell(recipe: Recipe, table: str, python: str, timeout: float, logs: Path
     return Cell(recipe.key, table, "pass", seconds, "")
 
 
-def write_tables(cells: list[Cell], recipes: list[Recipe], tables: list[str],
-                 pythons: dict[str, str], versions: dict[str, str], out: Path) -> None:
+COLUMNS = ("recipe", "library", "table", "status", "seconds", "error", "python", "versions")
+
+
+def read_cells(path: Path) -> list[Cell]:
+    """The cells of an earlier ``matrix.csv`` (none if there is none)."""
+    if not path.exists():
+        return []
+    with open(path, newline="") as f:
+        return [Cell(row["recipe"], row["table"], row["status"], float(row["seconds"]),
+                     row["error"], row.get("python", ""), row.get("versions", ""))
+                for row in csv.DictReader(f)]
+
+
+def write_tables(cells: list[Cell], out: Path) -> None:
     """``matrix.csv`` (one row per run) and ``matrix.md`` (library x table, then the
-    errors)."""
+    errors), both in the order of :data:`RECIPES` and :data:`TABLES`."""
+    order = {r.key: i for i, r in enumerate(RECIPES)}
+    table_order = {t: i for i, t in enumerate(TABLES)}
+    cells = sorted(cells, key=lambda c: (order[c.recipe], table_order[c.table]))
+    recipes = [r for r in RECIPES if any(c.recipe == r.key for c in cells)]
+    tables = [t for t in TABLES if any(c.table == t for c in cells)]
     with open(out / "matrix.csv", "w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["recipe", "library", "table", "status", "seconds", "error"])
-        library = {r.key: r.library for r in recipes}
+        writer.writerow(COLUMNS)
+        library = {r.key: r.library for r in RECIPES}
         for c in cells:
             writer.writerow([c.recipe, library[c.recipe], c.table, c.status,
-                             f"{c.seconds:.1f}", c.error])
+                             f"{c.seconds:.1f}", c.error, c.python, c.versions])
     by = {(c.recipe, c.table): c for c in cells}
+    first = {}
+    for c in cells:
+        first.setdefault(c.recipe, c)
     lines = ["# Library recipes x tables", "",
              "Each cell: one run of the library's own recipe (`examples/<script>.py`) on that "
              "table with a tiny budget, in a subprocess of its own: pass / fail / timeout / "
@@ -220,8 +242,8 @@ def write_tables(cells: list[Cell], recipes: list[Recipe], tables: list[str],
         lines += [f"| {c.recipe} | {c.table} | {c.status} | {c.error.replace('|', '/')} |"
                   for c in others]
     lines += ["", "| recipe | interpreter | versions |", "|---|---|---|"]
-    lines += [f"| {r.key} | `{pythons.get(r.library, sys.executable)}` | "
-              f"{versions.get(r.key, '')} |" for r in recipes]
+    lines += [f"| {r.key} | `{first[r.key].python}` | {first[r.key].versions} |"
+              for r in recipes]
     lines += ["", "Budgets (besides the table's options): " + "; ".join(
         f"{r.key}: `{' '.join(r.args) or '(the defaults)'}`" for r in recipes) + "."]
     (out / "matrix.md").write_text("\n".join(lines) + "\n")
@@ -240,16 +262,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=600, help="seconds per run")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
                         help="where matrix.md, matrix.csv and logs/ are written")
+    parser.add_argument("--update", action="store_true",
+                        help="keep the cells of the matrix.csv already in --out that this "
+                             "run does not redo (to rerun some recipes or tables)")
     args = parser.parse_args(argv)
     pythons = parse_pythons(args.python)
     recipes = [r for r in RECIPES if r.key in args.recipes]
     logs = args.out / "logs"
     logs.mkdir(parents=True, exist_ok=True)
 
-    cells, total, n, versions = [], len(recipes) * len(args.tables), 0, {}
+    redo = {(r.key, t) for r in recipes for t in args.tables}
+    kept = [c for c in read_cells(args.out / "matrix.csv") if (c.recipe, c.table) not in redo
+            ] if args.update else []
+    for cell in kept:  # from a matrix.csv that did not record them: as they are now
+        if not cell.python:
+            recipe = next(r for r in RECIPES if r.key == cell.recipe)
+            cell.python = pythons.get(recipe.library, sys.executable)
+            cell.versions = probe(cell.python, recipe)[1]
+    cells, total, n = [], len(recipes) * len(args.tables), 0
     for recipe in recipes:
         python = pythons.get(recipe.library, sys.executable)
-        missing, versions[recipe.key] = probe(python, recipe)
+        missing, versions = probe(python, recipe)
         for table in args.tables:
             n += 1
             if missing:
@@ -259,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 print(f"[{n}/{total}] {recipe.key} {table} ...", end=" ", flush=True)
                 cell = run_cell(recipe, table, python, args.timeout, logs)
+            cell.python, cell.versions = python, versions
             cells.append(cell)
             if cell.status == "skip":
                 print(f"[{n}/{total}] {recipe.key} {table}: skip ({cell.error})", flush=True)
@@ -266,9 +300,10 @@ def main(argv: list[str] | None = None) -> int:
                 error = f": {cell.error}" if cell.error else ""
                 print(f"{cell.status} ({cell.seconds:.1f} s){error}", flush=True)
             # rewritten after every run: an interrupted matrix keeps what it has
-            write_tables(cells, recipes, args.tables, pythons, versions, args.out)
+            write_tables(kept + cells, args.out)
     passed = sum(c.status == "pass" for c in cells)
-    print(f"{passed} of {len(cells)} runs passed; table in {args.out / 'matrix.md'}")
+    print(f"{passed} of {len(cells)} runs passed; table in {args.out / 'matrix.md'}"
+          + (f" (with {len(kept)} earlier cells)" if kept else ""))
     return 0 if all(c.status in ("pass", "skip") for c in cells) else 1
 
 
