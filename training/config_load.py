@@ -210,8 +210,10 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 
 
 def _listing(path: Path, default_dir: Path) -> str:
-    """The configs beside ``path`` (or in ``default_dir``), for a missing file's message."""
-    folder = path.parent if any(path.parent.glob("*.yaml")) else default_dir
+    """The configs in or beside ``path`` (or in ``default_dir``), for a missing file's
+    message."""
+    folder = path if path.is_dir() else path.parent
+    folder = folder if any(folder.glob("*.yaml")) else default_dir
     names = sorted(p.name for p in folder.glob("*.yaml"))
     return f"the configs in {folder}/ are: {', '.join(names)}{did_you_mean(path.name, names)}"
 
@@ -223,7 +225,8 @@ def read_yaml(path: str | Path, fields: list[str], default_dir: Path,
     invalid, repeats a key, is not a mapping (of ``fields``) or extends in a cycle."""
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"config file {path} does not exist; {_listing(path, default_dir)}")
+        what = "is a folder, not a file" if path.is_dir() else "does not exist"
+        raise ValueError(f"config file {path} {what}; {_listing(path, default_dir)}")
     try:
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506
     except (UnicodeDecodeError, OSError) as error:

@@ -206,6 +206,13 @@ def test_repeated_keys_are_refused(tmp_path):
         load_config(path)
 
 
+def test_a_missing_file_or_a_folder_names_the_configs_there(tmp_path):
+    (tmp_path / "recipe.yaml").write_text("seed: 2\n")
+    for path, what in ((tmp_path / "recipes.yaml", "does not exist"), (tmp_path, "is a folder")):
+        with pytest.raises(ValueError, match=f"config file {path} {what}.*: recipe.yaml"):
+            load_config(path)
+
+
 # -- the distill section ----------------------------------------------------------------------
 def test_no_distill_section_is_the_default_and_leaves_the_config_as_it_was():
     assert TrainConfig().distill is None
