@@ -1,24 +1,27 @@
-"""Compiled Four Aces rollouts: ``greedy_known`` play to the end of the round (numba).
+"""The Four Aces ``greedy_known`` rollout policy in compiled code (numba).
 
 PIMC (:mod:`agents.search.pimc`) rolls out every sampled world once per legal action; in
 Four Aces that is hundreds of games a decision, each some fifteen turns from its round's
-end. Played one turn at a time through the batch engine, the greedy choice of every turn
-(:class:`~agents.search.rollouts.GreedyKnownFourAces`) costs numpy's fixed cost per call
-many times over; here each game is played to its round's end in one compiled loop:
+end. Played one turn at a time through the batch engine, each turn would cost numpy's fixed
+cost per call many times over; here each game is played to its round's end in one
+compiled loop, on the engine's own kernels and scorer:
 
-1. :func:`set_value` — a set of scoring cards (K1): its K2/K3 score, or ``target_points``
-   with all four aces (H4/K1);
-2. :func:`greedy_known_action` — the mover's turn, exactly the numpy policy's choice: each
-   card type in his hand (H2 a) valued by his set after discarding it and taking the
-   refill the known stock gives (G6, G7: the first non-joker among its top three cards),
-   turning up (H2 b) valued by the set kept; the best discard when it beats turning up,
-   ties to the lowest card;
+1. :func:`set_value` — a set of scoring cards (K1): its K2/K3 score
+   (:func:`~envs.four_aces.scoring.score_set`), or ``target_points`` with all four aces
+   (H4/K1);
+2. :func:`greedy_known_action` — the mover's turn: each card type in his hand (H2 a)
+   valued by his set after discarding it and taking the refill the known stock gives
+   (:func:`~envs.four_aces.kernels.refill_card`, G6, G7), turning up (H2 b) valued by the
+   set kept; the best discard when it beats turning up (or the stock is empty), ties to
+   the lowest card; :func:`greedy_known_actions` for many games at once;
 3. :func:`play_rounds` — every live game: turns by (2.) through the engine's own
    :func:`~envs.four_aces.kernels.play_turn` until one ends the round (H3, H4). The games
-   are listed, and the engine scores them as a step would (K1–K4).
+   are listed; the engine scores them as a step would
+   (:meth:`~envs.four_aces.engine.FourAcesEngine.end_rounds`, K1–K4).
 
-The engine arrays are taken as the engine keeps them (:class:`~envs.four_aces.state.FourAcesState`),
-the scorer's tables as :func:`~envs.four_aces.scoring.scorer_tables` gives them.
+The engine arrays are taken as the engine keeps them
+(:class:`~envs.four_aces.state.FourAcesState`), the scorer's tables as
+:func:`~envs.four_aces.scoring.scorer_tables` gives them.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import numpy as np
 from agents.four_aces.set_scores import ACE_BITS
 from envs.cards import JOKER
 from envs.compiled import kernel
-from envs.four_aces.kernels import play_turn, scoring_cards
+from envs.four_aces.kernels import play_turn, refill_card, scoring_cards
 from envs.four_aces.rules import DECK_SIZE, DRAW, MAX_HAND
 from envs.four_aces.scoring import ScorerTables, score_set
 
@@ -53,12 +56,7 @@ def greedy_known_action(g: int, current_player: np.ndarray, deal_order: np.ndarr
     """The ``greedy_known`` action of game ``g``'s mover (see the module doc, 2.)."""
     s = current_player[g]
     base = scoring_cards(g, s, hand, table, slot_cards.shape[0])  # hand and table (K1)
-    top = np.int64(stock_top[g])
-    refill = -1  # the first non-joker among the stock's top three cards (G6, G7)
-    for k in range(3):
-        if top + k < DECK_SIZE and deal_order[g, top + k] != JOKER:
-            refill = np.int64(deal_order[g, top + k])
-            break
+    refill = refill_card(g, deal_order, stock_top)  # G6, G7
     keep = set_value(base, target_points, scorer, slot_cards)
     best = -1
     best_value = -np.inf
@@ -78,9 +76,21 @@ def greedy_known_action(g: int, current_player: np.ndarray, deal_order: np.ndarr
         if value > best_value:
             best_value = value
             best = c
-    if best_value > keep or top >= DECK_SIZE:
+    if best_value > keep or stock_top[g] >= DECK_SIZE:
         return best
     return DRAW
+
+
+@kernel
+def greedy_known_actions(rows: np.ndarray, out: np.ndarray, current_player: np.ndarray,
+                         deal_order: np.ndarray, stock_top: np.ndarray, hand: np.ndarray,
+                         table: np.ndarray, target_points: float, scorer: ScorerTables,
+                         slot_cards: np.ndarray) -> None:
+    """``out[i]``: the ``greedy_known`` action of game ``rows[i]``'s mover
+    (:func:`greedy_known_action`)."""
+    for i in range(rows.shape[0]):
+        out[i] = greedy_known_action(rows[i], current_player, deal_order, stock_top, hand,
+                                     table, target_points, scorer, slot_cards)
 
 
 @kernel

@@ -36,7 +36,7 @@ import numpy as np
 from envs import registry
 from envs.cards import JOKER
 from envs.core import sample_uniform_legal
-from envs.four_aces.rules import ACES, DECK_SIZE, DRAW, MAX_HAND
+from envs.four_aces.rules import ACES, DECK_SIZE, MAX_HAND
 from envs.four_aces.scoring import MAX_CARDS, score_presence, scorer_tables
 
 #: the rollout policies of each game, as its descriptor declares them (``Game.rollouts``);
@@ -109,59 +109,31 @@ class GreedyKnownFourAces:
 
     For the player to act: each card type in his hand (H2 a) is valued by the K2/K3 score
     of his scoring cards (hand and table, jokers excluded, K1) after discarding it and
-    refilling from the world's stock as the engine will (G6): the top card, and while
-    a joker comes up, the next one too (G7). All four aces are worth the match
-    (``target_points``, H4/K1). Turning up (H2 b) keeps the present score. He discards
-    the best card when that beats turning up, else turns up; ties go to the lowest card.
+    refilling from the world's stock as the engine will (G6, G7): the first non-joker from
+    the top. All four aces are worth the match (``target_points``, H4/K1). Turning up
+    (H2 b) keeps the present score. He discards the best card when that beats turning up,
+    else turns up; ties go to the lowest card. One compiled implementation
+    (:mod:`agents.search.four_aces_kernel`) serves a turn at a time (``__call__``) and
+    whole rounds (:meth:`play_out`).
     """
 
     def __call__(self, world, rows: np.ndarray) -> np.ndarray:
-        st = world.state
-        rows = np.asarray(rows, dtype=np.intp)
-        n = len(rows)
-        if n == 0:
-            return np.zeros(0, np.int64)
-        seat = st.current_player[rows].astype(np.intp)
-        hand = st.hand[rows, seat].astype(np.int8)  # [n, 53] counts
-        table = st.table[rows, seat].astype(np.int8)
-        base = hand[:, :JOKER] + table[:, :JOKER]  # [n, 52] scoring cards (0/1)
-        # the refill after a discard (G6/G7): the first non-joker among the stock's top
-        # three cards (there are two jokers; each one drawn raises L, so its taker draws
-        # on), or none when the stock runs out first
-        top = st.stock_top[rows].astype(np.intp)
-        refill = np.full(n, JOKER, np.intp)
-        for k in range(2, -1, -1):
-            card = st.deal_order[rows, np.minimum(top + k, DECK_SIZE - 1)].astype(np.intp)
-            refill = np.where((top + k < DECK_SIZE) & (card != JOKER), card, refill)
-        # the hand's card types, padded with -1: [n, MAX_HAND] (a pair of jokers once)
-        types = np.where(hand > 0, np.arange(hand.shape[1])[None, :], hand.shape[1])
-        slots = np.sort(types, axis=1)[:, :MAX_HAND]
-        slots = np.where(slots < hand.shape[1], slots, -1)
-        k = slots.shape[1]
-        # option o < k: discard slots[:, o] and refill; option k: turn up (keep the hand)
-        sets = np.repeat(base[:, None, :], k + 1, axis=1)  # [n, k + 1, 52]
-        r, o = np.nonzero(slots[:, :] >= 0)
-        card = slots[r, o]
-        plain = card < JOKER
-        sets[r[plain], o[plain], card[plain]] -= 1
-        got = refill[r] < JOKER
-        sets[r[got], o[got], refill[r[got]]] += 1
-        flat = sets.reshape(-1, JOKER)
-        value = score_presence(flat, world.config.scoring).astype(np.float64)
-        four = flat[:, ACES].all(axis=1)
-        value = np.where(four, float(world.config.target_points), value).reshape(n, k + 1)
-        value[:, :k] = np.where(slots >= 0, value[:, :k], -np.inf)
-        best = value[:, :k].argmax(axis=1)
-        best_value = value[np.arange(n), best]
-        can_draw = top < DECK_SIZE
-        discard = (best_value > value[:, k]) | ~can_draw
-        return np.where(discard, slots[np.arange(n), best], DRAW).astype(np.int64)
+        from agents.search.four_aces_kernel import greedy_known_actions
+
+        st, cfg = world.state, world.config
+        rows = np.ascontiguousarray(rows, dtype=np.intp)
+        out = np.empty(len(rows), np.int64)
+        greedy_known_actions(rows, out, st.current_player, st.deal_order, st.stock_top,
+                             st.hand, st.table, float(cfg.target_points),
+                             scorer_tables(cfg.scoring), np.empty(MAX_CARDS, np.int64))
+        return out
 
     def play_out(self, world) -> np.ndarray:
         """:func:`play_out` by this policy in compiled code: each live game is played to
         its round's end in one loop (:func:`agents.search.four_aces_kernel.play_rounds`,
         the same choices as :meth:`__call__`), then the engine scores those rounds as its
-        step does (K1–K4). float64 [B, P]: each seat's points of the round."""
+        step does (:meth:`~envs.four_aces.engine.FourAcesEngine.end_rounds`, K1–K4).
+        float64 [B, P]: each seat's points of the round."""
         from agents.search.four_aces_kernel import play_rounds
 
         st, cfg = world.state, world.config
@@ -172,8 +144,7 @@ class GreedyKnownFourAces:
                         float(cfg.target_points), scorer_tables(cfg.scoring),
                         np.empty(MAX_CARDS, np.int64), ended)
         if n:
-            rewards = np.zeros((world.batch_size, world.num_players), np.float32)
-            world._end_round(ended[:n], rewards)  # the step's own round end (K1–K4)
+            world.end_rounds(ended[:n])
         return world.last_points.astype(np.float64)
 
 

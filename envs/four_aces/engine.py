@@ -388,6 +388,34 @@ class FourAcesEngine(BatchEngine):
             if len(again):
                 self._end_round(again, rewards)
 
+    def end_rounds(self, games: np.ndarray) -> np.ndarray:
+        """Score the rounds of ``games`` that ended outside :meth:`step`, by turns played
+        in the state's arrays by the compiled :func:`~envs.four_aces.kernels.play_turn`
+        (a search playing a known world to the round's end) until it returned True (H3
+        stock empty, H4 four aces): as a step scores them (K1–K4; a new round is dealt
+        where the match goes on). Returns the rewards (float32 [B, P]) the step would
+        have paid. Raises ``ValueError`` unless ``games`` are distinct indices of games
+        not over whose round has ended so (nothing changes then)."""
+        st = self.state
+        g = np.asarray(games)
+        if g.ndim != 1 or (g.size and g.dtype.kind not in "iu"):
+            raise ValueError(f"games must be a 1-d array of game indices, got {g.dtype} "
+                             f"{g.shape}")
+        g = g.astype(np.intp)
+        if g.size and (g.min() < 0 or g.max() >= self.batch_size
+                       or len(np.unique(g)) != len(g)):
+            raise ValueError(f"games must be distinct indices in 0..{self.batch_size - 1}, "
+                             f"got {g.tolist()}")
+        ended = (st.stock_top[g] >= DECK_SIZE) | (st.four_aces_now[g] >= 0)
+        bad = st.game_over[g] | st.deal_over[g] | ~ended
+        if bad.any():
+            raise ValueError(f"game {int(g[bad.argmax()])}: its round has not ended by a "
+                             f"turn (stock left, no four aces) or its game is over")
+        rewards = np.zeros((self.batch_size, self.num_players), np.float32)
+        if len(g):
+            self._end_round(g, rewards)
+        return rewards
+
     def _check_sets(self, g: np.ndarray) -> None:
         """Raise the ``ValueError`` of :func:`~envs.four_aces.scoring.score_presence` for
         the scoring cards (K1) of games ``g`` that are not sets of at most ``MAX_CARDS``

@@ -12,6 +12,7 @@ same code. One function per step of the rules:
 2. :func:`push_discard` — a card onto the discard pile (H2);
 3. :func:`draw_card` / :func:`fill_hand` — a card from the stock into the hand: a joker
    raises L and its taker keeps drawing (G6, G7); the fourth ace is recorded (H4);
+   :func:`refill_card` reads the card a refill will bring, for a search in a known world;
 4. :func:`discard_turn` (H2 a) and :func:`turn_up` (H2 b);
 5. :func:`play_turn` — one turn, and whether it ends the round (H3 stock empty, H4 four
    aces); otherwise the turn passes left (H1);
@@ -149,6 +150,17 @@ def fill_hand(g: int, s: int, deal_order: np.ndarray, stock_top: np.ndarray,
         joker = draw_card(g, s, deal_order, stock_top, hand, hand_size, hand_limit,
                           four_aces_now)
 
+
+@kernel
+def refill_card(g: int, deal_order: np.ndarray, stock_top: np.ndarray) -> int:
+    """The scoring card (K1) that the refill after a discard (:func:`fill_hand`) brings
+    into the hand of game ``g``'s mover, read without drawing: the first non-joker from
+    the stock's top (G6; a joker drawn raises L and its taker draws on, G7); -1 when the
+    stock runs out first."""
+    for k in range(stock_top[g], DECK_SIZE):
+        if deal_order[g, k] != JOKER:
+            return np.int64(deal_order[g, k])
+    return -1
 
 
 # ==========================================================================================
