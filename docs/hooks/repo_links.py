@@ -78,7 +78,7 @@ def on_page_markdown(markdown: str, page, config, files: Files) -> str:
         if not source.exists():
             log.warning("%s: link to %s: no such file in the repository", page.file.src_uri,
                         target)
-            return match.group(0)
+            return match.group("text")  # warned once, here, rather than again by MkDocs
         anchor = target[len(target.split("#", 1)[0]):]
         title = match.group("title") or ""
         if match.group("bang") and source.suffix.lower() in IMAGE_SUFFIXES:
