@@ -193,8 +193,6 @@ class Options:
     rank_side: np.ndarray
     loose_ok: np.ndarray
     rank_value: np.ndarray
-    fate_rows: list[tuple[int, ...]]  # the same as Python tuples (score_cards)
-    rank_value_list: list[int]
 
 
 def build_options(strict: bool, rank_value: np.ndarray) -> Options:
@@ -223,8 +221,6 @@ def build_options(strict: bool, rank_value: np.ndarray) -> Options:
         rank_side=(np.array(fates, dtype=np.int8)[:, :MAX_CARDS] == RANK_SIDE).astype(np.int64),
         loose_ok=(np.array(fates, dtype=np.int8)[:, :MAX_CARDS] == LOOSE_OK).astype(np.int64),
         rank_value=np.array(values, dtype=np.int32),
-        fate_rows=fates,
-        rank_value_list=values,
     )
 
 
@@ -237,8 +233,6 @@ class Tables:
     rank_value: np.ndarray
     strict: Options
     free: Options
-    suit_full_list: list[int]  # the same as Python lists (score_cards)
-    suit_free_list: list[int]
 
 
 @cache
@@ -251,8 +245,6 @@ def tables() -> Tables:
         suit_free=free,
         suit_loose=suit_loose_table(full),
         ternary=ternary_table(),
-        suit_full_list=full.tolist(),
-        suit_free_list=free.tolist(),
         rank_value=rank_value,
         strict=build_options(True, rank_value),
         free=build_options(False, rank_value),
