@@ -28,7 +28,8 @@ OVERRIDES = {"total_steps": "total_steps", "max_minutes": "max_minutes", "algo":
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", required=True, help="YAML config (configs/*.yaml)")
+    parser.add_argument("--config", required=True,
+                        help="YAML config (configs/*.yaml, docs/training.md: the recipes)")
     parser.add_argument("--total-steps", type=int, default=None,
                         help="learner decisions to train on in all (overrides the config)")
     parser.add_argument("--max-minutes", type=float, default=None,
@@ -49,8 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "docs/training-resume.md)")
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                         dest="settings",
-                        help="set any config field, dotted for a section's (repeatable): "
-                             "--set ppo.learning_rate=1.0e-4 --set options.variant=three; "
+                        help="set any config field, dotted at any depth (repeatable): "
+                             "--set ppo.learning_rate=1e-4 --set options.variant=three; "
                              "the value is read as YAML reads it and checked with the file")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 

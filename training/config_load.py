@@ -10,6 +10,7 @@ import copy
 import dataclasses
 import difflib
 import math
+import re
 import typing
 from collections.abc import Mapping
 from pathlib import Path
@@ -180,10 +181,15 @@ def merge(base: Mapping, changes: Mapping) -> dict:
     return merged
 
 
+#: a number as YAML 1.2 writes it that PyYAML (YAML 1.1) reads as text: ``1e-4``, ``1e6``
+NUMBER = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+
+
 def parse_setting(setting: str) -> tuple[str, Any]:
-    """``("ppo.learning_rate", 1.0e-4)`` from ``--set ppo.learning_rate=1.0e-4``: a dotted
-    field name, ``=``, a value read as YAML reads it (``[64, 64]`` a list, ``null`` None,
-    ``three`` text); ``ValueError`` naming a malformed setting."""
+    """``("ppo.learning_rate", 1e-4)`` from ``--set ppo.learning_rate=1e-4``: a dotted field
+    name, ``=``, a value read as YAML reads it (``[64, 64]`` a list, ``null`` None, ``three``
+    text), a bare number always a number (:data:`NUMBER`); ``ValueError`` naming a malformed
+    setting."""
     name, sep, text = setting.partition("=")
     name = name.strip()
     if not sep or not name or any(not part for part in name.split(".")):
@@ -194,7 +200,7 @@ def parse_setting(setting: str) -> tuple[str, Any]:
     except yaml.YAMLError as error:
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
         raise ValueError(f"--set {setting!r}: the value is not valid YAML ({problem})") from None
-    return name, value
+    return name, float(value) if isinstance(value, str) and NUMBER.fullmatch(value) else value
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):

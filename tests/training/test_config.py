@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shlex
 from pathlib import Path
 
@@ -63,6 +64,16 @@ def test_suggested_numbers_are_numbers_in_yaml(number):
     assert yaml.safe_load(f"x: {yaml_number(number)}")["x"] == pytest.approx(number)
 
 
+@pytest.mark.parametrize(("data", "expected"), [
+    ({"total_steps": "1e6"}, "total_steps: found '1e6' (text), expected an integer in "
+                             "[1, 1_000_000_000_000] (YAML reads 1e6 as text: write 1_000_000)"),
+    ({"ppo": {"learning_rate": "5e-4"}}, "(YAML reads 5e-4 as text: write 5.0e-4)"),
+])
+def test_a_number_yaml_reads_as_text_in_a_file_is_refused_with_the_fix(data, expected):
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        config_from_dict(data, "config file x.yaml")
+
+
 def test_what_yaml_reads_unambiguously_is_accepted():
     cfg = config_from_dict(yaml.safe_load(
         "total_steps: 2.0e+6\nmax_minutes: 30\nppo: {learning_rate: 5.0e-4, target_kl: null}"))
@@ -76,6 +87,8 @@ def test_what_yaml_reads_unambiguously_is_accepted():
 @pytest.mark.parametrize("setting, field, value", [
     ("num_games=8", "num_games", 8),                                      # int
     ("total_steps=2.0e+6", "total_steps", 2_000_000),                     # int, integral number
+    ("total_steps=1e6", "total_steps", 1_000_000),                        # a YAML 1.2 number
+    ("ppo.learning_rate=1e-4", "ppo.learning_rate", 1e-4),
     ("ppo.learning_rate=1.0e-4", "ppo.learning_rate", 1e-4),              # float
     ("max_minutes=null", "max_minutes", None),                            # float or null
     ("ppo.norm_adv=false", "ppo.norm_adv", False),                        # bool
@@ -114,10 +127,7 @@ def test_a_malformed_set_is_one_line(setting, message):
 @pytest.mark.parametrize("setting, expected", [
     ("num_games=0", "num_games: found 0 (an integer), expected an integer in [1, 65_536]"),
     ("num_games=2.5", "num_games: found 2.5 (a number), expected an integer in [1, 65_536]"),
-    ("total_steps=1e6", "total_steps: found '1e6' (text), expected an integer in "
-                        "[1, 1_000_000_000_000] (YAML reads 1e6 as text: write 1_000_000)"),
     ("total_steps=true", "total_steps: found True (a boolean), expected an integer"),
-    ("ppo.learning_rate=1e-4", "(YAML reads 1e-4 as text: write 1.0e-4)"),
     ("ppo.gamma=1.5", "ppo.gamma: found 1.5 (a number), expected a number in (0, 1]"),
     ("ppo.target_kl=.inf", "ppo.target_kl: found inf (a number), expected a number > 0 or null"),
     ("max_minutes=-5", "max_minutes: found -5 (an integer), expected a number in "
