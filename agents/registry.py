@@ -67,6 +67,14 @@ def _missing(game: str, name: str) -> str | None:
     return capability
 
 
+def check_provided(name: str, game: str) -> None:
+    """``ValueError`` in one line when ``name`` is an agent every game has but ``game``
+    does not provide what it needs (``game 'x' provides no search rollouts``)."""
+    capability = _missing(game, name)
+    if capability is not None:
+        raise ValueError(f"game {game!r} provides no {capability}: agent {name!r} needs it")
+
+
 def _resolve(target: str) -> Callable[..., Agent]:
     module_name, class_name = target.split(":")
     return getattr(importlib.import_module(module_name), class_name)
@@ -90,9 +98,7 @@ def make(name: str, game: str, **kwargs) -> Agent:
         raise ValueError(
             f"unknown agent {name!r} for {game}: expected one of {sorted(available(game))}"
         )
-    capability = _missing(game, name)
-    if capability is not None:
-        raise ValueError(f"game {game!r} provides no {capability}: agent {name!r} needs it")
+    check_provided(name, game)
     cls = _resolve(agents[name])
     table = {k: kwargs.pop(k) for k in TABLE_KEYWORDS if k in kwargs and not _takes(cls, k)}
     if table:  # the env's own keywords: checked, though this agent reads its observations

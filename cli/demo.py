@@ -80,6 +80,9 @@ def result_command(game: str, args: argparse.Namespace) -> str:
 
 def _games(text: str) -> list[str]:
     games = [g.strip() for g in text.split(",") if g.strip()]
+    for game in games:
+        if game in registry.GAMES and game not in DEMO_GAMES:
+            raise ValueError(f"game {game!r} provides no demo recipe")
     unknown = sorted(set(games) - set(DEMO_GAMES))
     if unknown or not games:
         raise ValueError(f"cardrl demo --games {text!r}: unknown game(s) {unknown}; expected "

@@ -129,6 +129,7 @@ class Catalog:
         name, sep, path = spec.partition(":")
         if not sep:
             if spec not in agents.available(game):
+                agents.registry.check_provided(spec, game)
                 raise ValueError(f"unknown agent {spec!r} for {game}: expected one of "
                                  f"{sorted(agents.available(game))} or policy:PATH")
             return spec

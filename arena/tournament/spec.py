@@ -152,6 +152,7 @@ def make_spec(
     known = agents.available(game)
     for name in names:
         if name not in known and not name.startswith("policy:"):
+            agents.registry.check_provided(name, game)
             raise ValueError(f"unknown agent {name!r} for {game}: expected one of "
                              f"{sorted(known)} or policy:PATH")
     if not isinstance(trust_pickle, bool):
