@@ -9,10 +9,11 @@ read as YAML) and validates the whole config once, before anything is created: e
 problem is one ``ValueError`` line naming the file, the field, what was found and what was
 expected (:mod:`training.config_load`: the generic reader and checker;
 :mod:`training.config_checks`: the checks that read several fields, where the game's own
-config class checks ``options``). YAML is read unambiguously: an integer field takes an
+config class checks ``options``). A file is read unambiguously: an integer field takes an
 integer (or an integral number, ``1.0e+6``), a number field an integer or a number, text is
-never a number (PyYAML reads ``1e6`` as text: write ``1_000_000``, ``5.0e-4``), a boolean is
-``true`` or ``false``, and a mapping may not repeat a key.
+never a number (PyYAML reads ``1e6`` as text: write ``1_000_000``, ``5.0e-4``; on the command
+line a bare number is a number), a boolean is ``true`` or ``false``, and a mapping may not
+repeat a key.
 """
 
 from __future__ import annotations
