@@ -30,9 +30,6 @@ KNOWN_PENDING: dict[str, str] = {
     # paired-evaluation refactor: the exploit's training recipe per game and its assumed
     # steps per second (a new descriptor field, e.g. Game.exploit = (recipe, steps/s))
     "training/exploit.py": "a recipe and speed per game (new field)",
-    # config schema: the default game of a TrainConfig, and the Four Aces feature sets'
-    # scoring check (the feature set's scoring rule, to be declared by the feature set)
-    "training/config.py": "the default game; feature sets declare their scoring rule",
     # feature-set names that equal game names ("abracadabra", "four_aces": stored in
     # checkpoints and configs); the sets are to register from agents/<game>/ once the
     # Four Aces refactor of agents/four_aces/ lands

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from envs import registry
 from training.config_checks import check_combination
 from training.config_load import (
     AGENT,
@@ -85,9 +86,7 @@ def _features() -> tuple[str, ...]:
 
 
 def _games() -> tuple[str, ...]:
-    from envs.registry import GAMES
-
-    return tuple(GAMES)
+    return registry.GAMES  # read when checked: a game registered later is a choice too
 
 
 @documented
@@ -182,7 +181,8 @@ class ExitConfig:
 class TrainConfig:
     """A training run (one YAML file in configs/)."""
 
-    game: str = opt("abracadabra", "A game of envs.registry.GAMES.", choices=_games)
+    game: str = opt(registry.GAMES[0], "A game of envs.registry.GAMES (the first registered).",
+                    choices=_games)
     options: dict = opt({}, "The game's config fields (variant, num_players, reward, ...).")
     algo: str = opt("batch_ppo", "batch_ppo | sb3 | exit; --algo overrides.", choices=ALGOS)
     seed: int = opt(1, "Seeds deals, pool, torch and seat rotation; --seed overrides.", SEED)
