@@ -12,8 +12,9 @@ after every step compares the engine with it:
 - hands, tables, hand sizes, limits L, the discard pile and the stock position equal the
   reference's, and cards are conserved: hands + tables + discards + the stock are the 54
   cards (checked card by card on a sample of games every step);
-- at every round's end: the points are :func:`~envs.four_aces.scoring.score_cards` of each
-  player's hand + table (K2, K3; within the bounds of a round's points), or
+- at every round's end: the points are the independent reading of K2/K3
+  (:func:`~envs.fuzz.four_aces_scoring.reference_points`) of each player's
+  hand + table (within the bounds of a round's points), or
   ``target_points`` to the player holding four aces (H4, K1); totals are the sum of round
   points, the match ends by K4 with the highest totals winning, rewards follow the
   config's ``reward``; the next round's dealer passes left in ``dealer="rotate"`` (G2).
@@ -38,8 +39,8 @@ from envs.four_aces.rules import (
     MIN_ROUND_POINTS,
     NUM_ACTIONS,
 )
-from envs.four_aces.scoring import score_cards
 from envs.fuzz.checks import expect, expect_equal
+from envs.fuzz.four_aces_scoring import reference_points
 
 DECK_COUNTS = np.bincount(FULL_DECK, minlength=NUM_CARDS)  #: 1 of each card, 2 jokers (G1)
 #: games whose cards are counted one by one after each step (the rest: against the record)
@@ -234,7 +235,7 @@ class FourAcesChecker:
         for i in np.flatnonzero(four < 0):  # K2/K3 of each player's hand + table
             for seat in range(P):
                 cards = np.flatnonzero(scoring[i, seat]).tolist()
-                points[i, seat] = score_cards(cards, cfg.scoring)
+                points[i, seat] = reference_points(tuple(cards), cfg.scoring == "strict")
         normal = four < 0
         expect(((points >= MIN_ROUND_POINTS) & (points <= MAX_ROUND_POINTS)).all(),
                "round points are within the bounds of a round (K2, K3)", g)
@@ -276,8 +277,9 @@ class FourAcesChecker:
         if not len(g):
             return
         s = self.engine.state
-        expect_equal(s.last_points[g], self.points[g], "round points are score_cards of "
-                     "each hand + table (K2, K3), or target_points on four aces (K1)", g)
+        expect_equal(s.last_points[g], self.points[g],
+                     "round points are the rules' reading of each hand + table (K2, K3), "
+                     "or target_points on four aces (K1)", g)
         expect_equal(s.four_aces_winner[g], self.winner[g], "the four aces winner (H4, K1)", g)
         expect_equal(s.totals[g], self.totals[g], "totals are the sum of round points (K4)", g)
         expect_equal(s.rounds_played[g], self.rounds[g], "rounds played", g)
