@@ -11,8 +11,7 @@
 - counter-based randomness: 64-bit game keys (:func:`random_keys`, :func:`games_to_reset`)
   and shuffles that are pure functions of (key, counter) (:func:`hashed_uniform`,
   :func:`shuffled`, with compiled twins for the deal kernels);
-- bit counts (:func:`popcount64`) and uniform random legal actions
-  (:func:`sample_uniform_legal`).
+- uniform random legal actions (:func:`sample_uniform_legal`).
 
 Nothing here imports an RL framework; the engines' state stays numpy arrays, and the
 kernels are compiled by numba (:mod:`envs.compiled`).
@@ -607,19 +606,7 @@ def shuffled(keys: np.ndarray, counters: np.ndarray, cards: np.ndarray) -> np.nd
     return np.asarray(cards)[order]
 
 
-# -- bit counts and uniform random legal actions ------------------------------------------------
-_BYTE_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], np.uint8)
-
-
-def popcount64(x: np.ndarray) -> np.ndarray:
-    """uint8: the number of set bits of every uint64 of ``x`` (``np.bitwise_count`` on
-    numpy >= 2, a byte table before)."""
-    if hasattr(np, "bitwise_count"):
-        return np.bitwise_count(x)
-    x = np.ascontiguousarray(x, np.uint64)
-    return _BYTE_POPCOUNT[x.view(np.uint8)].reshape(*x.shape, 8).sum(axis=-1, dtype=np.uint8)
-
-
+# -- uniform random legal actions ------------------------------------------------------------
 def sample_uniform_legal(rng: np.random.Generator, action_masks: np.ndarray) -> np.ndarray:
     """int64 [N]: one action per row of ``action_masks`` (bool [N, A]), drawn exactly
     uniformly among the row's legal (True) entries.

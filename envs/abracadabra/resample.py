@@ -50,7 +50,8 @@ from math import lgamma
 import numpy as np
 
 from envs.cards import NUM_CARDS
-from envs.core import hashed_uniform, popcount64, splitmix64
+from envs.compiled import popcount
+from envs.core import hashed_uniform, splitmix64
 
 from .config import AbracadabraConfig
 from .rules import CARD_BIT
@@ -174,8 +175,8 @@ def resample_state(state: AbracadabraState, config: AbracadabraConfig, games: ob
     known |= np.where(leftover >= 0, CARD_BIT[np.maximum(leftover, 0)], np.uint64(0))  # B2
     unknown = CARD_BIT[config.deck].sum() & ~known
     own_played = np.take_along_axis(played, hidden, axis=1)
-    shows = (hidden == declarer[:, None]) * popcount64(shown).astype(np.int64)[:, None]
-    sizes = config.cards_each - popcount64(own_played).astype(np.int64) - shows  # [G, K]
+    shows = (hidden == declarer[:, None]) * popcount(shown).astype(np.int64)[:, None]
+    sizes = config.cards_each - popcount(own_played).astype(np.int64) - shows  # [G, K]
     allowed = unknown[:, None] & ~np.take_along_axis(state.void_bits[games], hidden, axis=1)
     _check_sizes(games, sizes, unknown)
     # -- groups: the unknown cards by the set of hidden hands allowed to hold them ------
@@ -186,7 +187,7 @@ def resample_state(state: AbracadabraState, config: AbracadabraConfig, games: ob
         for j in range(K):
             bits &= allowed[:, j] if m >> j & 1 else ~allowed[:, j]
         group_bits[:, m] = bits
-    group_size = popcount64(group_bits).astype(np.int64)  # [G, 2^K]
+    group_size = popcount(group_bits).astype(np.int64)  # [G, 2^K]
     if group_size[:, 0].any():
         g = int(games[np.argmax(group_size[:, 0] > 0)])
         raise ValueError(f"game {g}: an unknown card is in every hidden hand's void "
@@ -211,7 +212,7 @@ def resample_state(state: AbracadabraState, config: AbracadabraConfig, games: ob
 
 def _check_sizes(games: np.ndarray, sizes: np.ndarray, unknown: np.ndarray) -> None:
     total = sizes.sum(axis=1)
-    bad = (total != popcount64(unknown).astype(np.int64)) | (sizes < 0).any(axis=1)
+    bad = (total != popcount(unknown).astype(np.int64)) | (sizes < 0).any(axis=1)
     if bad.any():
         g = int(games[np.argmax(bad)])
         raise ValueError(f"game {g}: the hidden hand sizes do not add up to the unseen "
