@@ -94,6 +94,12 @@ class Game:
     bench_configs: tuple[str, ...] = ()
     #: ``cardrl demo``: (training config, table options, line-up beside the policy)
     demo: tuple[str, dict, tuple[str, ...]] | None = None
+    #: ``cardrl exploit``: the full-play training recipe (a file of ``configs/``) a best
+    #: response starts from, or None: the game provides no exploit recipe
+    exploit_config: str | None = None
+    #: learner decisions per training second assumed to space a run's evaluations when
+    #: no interval is given (a rough figure for a busy 2-core machine)
+    train_steps_per_second: int | None = None
     #: the pictures of :mod:`web.screenshots`: ``"table"`` (config options, random steps
     #: before the SVG picture), ``"play"`` (table chosen in the page, agents of the other
     #: seats, moves) and ``"replay"`` (table chosen in the page, the agents watched)

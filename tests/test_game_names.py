@@ -27,9 +27,9 @@ KNOWN_PENDING: dict[str, str] = {
     # paired-evaluation refactor: Game.reference (the ladder's reference agent) and
     # Game.ladder (its default rungs) replace REFERENCE and BASE_RUNGS
     "arena/ladder.py": "Game.reference, Game.ladder",
-    # paired-evaluation refactor: the exploit's training recipe per game and its assumed
-    # steps per second (a new descriptor field, e.g. Game.exploit = (recipe, steps/s))
-    "training/exploit.py": "a recipe and speed per game (new field)",
+    # paired-evaluation refactor: RECIPES and ASSUMED_STEPS_PER_SECOND become
+    # Game.exploit_config and Game.train_steps_per_second (declared already)
+    "training/exploit.py": "Game.exploit_config, Game.train_steps_per_second",
     # feature-set names that equal game names ("abracadabra", "four_aces": stored in
     # checkpoints and configs); the sets are to register from agents/<game>/ once the
     # Four Aces refactor of agents/four_aces/ lands

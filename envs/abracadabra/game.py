@@ -38,6 +38,8 @@ GAME = Game(
     bench_agents=("heuristic", "sure_tricks", "expected_tricks", "control"),
     bench_configs=("configs/abracadabra_four.yaml",),
     demo=("configs/demo_abracadabra.yaml", {"variant": "four"}, ("heuristic", "random")),
+    exploit_config="abracadabra_four_full.yaml",
+    train_steps_per_second=2_500,
     screenshots={"table": ({"variant": "four"}, 4 + 1 + 9),
                  "play": ({"variant": "four"}, ("heuristic", "policy", "heuristic"), 6)},
 )

@@ -37,6 +37,8 @@ GAME = Game(
     bench_agents=("heuristic", "lookahead", "greedy"),
     bench_configs=("configs/four_aces_4p.yaml",),
     demo=("configs/demo_four_aces.yaml", {"num_players": 4}, ("greedy", "random")),
+    exploit_config="four_aces_4p.yaml",
+    train_steps_per_second=1_200,
     screenshots={"table": ({"num_players": 4}, 10),
                  "play": ({"num_players": "4"}, ("policy", "heuristic", "greedy"), 5),
                  "replay": ({"num_players": "4"}, ("policy", "heuristic", "greedy", "random"))},
