@@ -7,11 +7,15 @@
 >>> registry.num_seats("four_aces", num_players=5)
 5
 
-A :class:`Game` names its pieces as ``"module:attribute"`` strings that are imported on
-first use, so that reading the registry imports no engine (and no layer above ``envs``
-is imported by it). ``options`` are the fields of the game's config
-(``AbracadabraConfig`` / ``FourAcesConfig``) and are validated there. Agents register
-themselves per game in :mod:`agents.registry`, keyed by these names.
+Each game declares its :class:`Game` itself (``envs/<game>/game.py``) and is added by
+:func:`register`: the games of this repository from :data:`BUILT_IN`, any other from the
+modules named in ``$CARDRL_GAMES`` (docs/adding-a-game.md). A :class:`Game` names its
+pieces as ``"module:attribute"`` strings that are imported on first use, so that reading
+the registry imports no engine (and no layer above ``envs`` is imported by it), and
+declares what the layers above need (table options, scene, fuzz reference, search
+rollouts, bench rows …); a capability left empty is refused in one line
+(:meth:`Game.require`). ``options`` are the fields of the game's config and are validated
+there. Agents register per game in :mod:`agents.registry`, keyed by these names.
 """
 
 from __future__ import annotations
@@ -116,7 +120,7 @@ class Game:
         """The field ``what``; ``ValueError`` in one line when the game leaves it empty
         (``game X provides no <capability>``)."""
         value = getattr(self, what)
-        if value is None or value == "" or value == () or value == {}:
+        if _empty(value):
             what = capability or what.replace("_", " ")
             raise ValueError(f"game {self.name!r} provides no {what}")
         return value
@@ -129,6 +133,11 @@ class Game:
                   if f.default is not dataclasses.MISSING}
         values.update(options)
         return self.table_key.format(**values)
+
+
+def _empty(value: object) -> bool:
+    """Whether a descriptor field is left empty (a capability the game does not provide)."""
+    return value is None or (isinstance(value, (str, tuple, dict)) and not value)
 
 
 _GAMES: dict[str, Game] = {}
@@ -175,7 +184,7 @@ class Declared(Mapping):
 
     def __getitem__(self, game: str):
         value = getattr(_GAMES[game], self.what) if game in _GAMES else None
-        if value is None or value == "" or value == () or value == {}:
+        if _empty(value):
             raise KeyError(game)
         return _GAMES[game].load(self.what) if self.loads else value
 
