@@ -17,7 +17,7 @@ opponents. What our games change:
 - The action mask goes to ``DQN.get_action(..., action_mask=...)``, as in the tutorial.
 
 AgileRL 2.58 pins ``pettingzoo<1.27`` and ``tensordict==0.13`` (TorchRL 0.14 needs 0.14):
-install it apart, docs/environments.md "Libraries that conflict". Our env works with
+install it apart, docs/integrations.md "Libraries that conflict". Our env works with
 PettingZoo 1.26 (only the id registry needs 1.27).
 
 Run: ``python examples/agilerl_dqn.py --game four_aces --num-players 3 --episodes 300``;

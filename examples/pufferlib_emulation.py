@@ -16,7 +16,7 @@ not all zeros acts, the others' actions are ignored.
    read back with ``nativize_tensor``; games finish and restart.
 
 pufferlib-core 3.0 pins ``torch==2.9.0`` (a CUDA build by default): install it apart,
-docs/environments.md "Libraries that conflict".
+docs/integrations.md "Libraries that conflict".
 
 Run: ``python examples/pufferlib_emulation.py --game four_aces --tables 4 --steps 500``;
 ``--game all`` runs every table.

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 INSTALL = "pip install -e '.[integrations]'"
 #: where the libraries that cannot share our environment are installed (in one of their own)
-APART = "docs/environments.md, 'Libraries that conflict'"
+APART = "docs/integrations.md, 'Libraries that conflict'"
 
 
 def requires(*modules: str, install: str = INSTALL) -> pytest.MarkDecorator:

@@ -1,6 +1,6 @@
 """AgileRL's DQN curriculum (``examples/agilerl_dqn.py``) on every table, where AgileRL is
 installed: it pins pettingzoo<1.27 and tensordict==0.13, so it lives in an environment of
-its own (docs/environments.md, "Libraries that conflict"), where this test runs it."""
+its own (docs/integrations.md, "Libraries that conflict"), where this test runs it."""
 
 from __future__ import annotations
 

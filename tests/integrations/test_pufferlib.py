@@ -1,6 +1,6 @@
 """PufferLib's PettingZoo emulation and vector env (``examples/pufferlib_emulation.py``) on
 every table, where pufferlib-core is installed: it pins torch==2.9.0, so it lives in an
-environment of its own (docs/environments.md, "Libraries that conflict")."""
+environment of its own (docs/integrations.md, "Libraries that conflict")."""
 
 from __future__ import annotations
 
