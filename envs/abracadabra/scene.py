@@ -190,12 +190,12 @@ def breakdown(engine, result: dict, cards: list[list[str]] | None = None) -> dic
 
 
 def step_mark(engine, scene: Scene, step: int) -> str:
-    """A replay's mark for the position after ``step`` actions: the deal and the trick
-    being played, or the deal and its phase."""
-    deal = scene.headline.split(" · ")[0]
+    """A replay's mark for the position after ``step`` actions of game 0: the deal and
+    the trick being played, or the deal and its phase (``scene``: its scene)."""
+    deal = int(engine.state.deals_done[0]) + (scene.phase != "over")
     if scene.phase == "play":
-        return f"{deal}, {scene.center_title.split(',')[0].lower()}"
-    return f"{deal}, {scene.phase}"
+        return f"Deal {deal}, trick {int(engine.state.tricks_done[0]) + 1} of {engine.cards_each}"
+    return f"Deal {deal}, {scene.phase}"
 
 
 def _text(value) -> str:

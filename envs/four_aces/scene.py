@@ -183,5 +183,7 @@ def breakdown(engine, result: dict, cards: list[list[str]] | None = None) -> dic
 
 
 def step_mark(engine, scene: Scene, step: int) -> str:
-    """A replay's mark for the position after ``step`` actions: the round and the turn."""
-    return f"{scene.headline.split(' · ')[0]}, turn {step + 1}"
+    """A replay's mark for the position after ``step`` actions of game 0: the round and
+    the turn."""
+    rounds = int(engine.state.rounds_played[0]) + (not engine.game_over[0])
+    return f"Round {rounds}, turn {step + 1}"
