@@ -187,7 +187,7 @@ def run_bench(
                          tournament_deals, "float32",
                          lambda g=game: entry_points.tournament_loop(
                              g, tournament_deals, seed, timer)))
-            for config in entry_points.PPO_CONFIGS[game] if ppo_ok else ():
+            for config in entry_points.PPO_CONFIGS.get(game, ()) if ppo_ok else ():
                 def ppo(c=config):
                     return entry_points.PPOLoop(c, seed, timer, ppo_games, ppo_threads)
 

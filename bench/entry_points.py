@@ -139,7 +139,7 @@ def tournament_loop(game: str, deals: int = TOURNAMENT_DEALS, seed: int = 0,
 
     if not isinstance(deals, int) or deals < 1:
         raise ValueError(f"tournament deals {deals!r}: expected an integer >= 1")
-    agents = list(TOURNAMENT_AGENTS[game])
+    agents = list(registry.get(game).require("bench_agents", "bench tournament agents"))
 
     def run(seconds: float) -> tuple[int, int, float]:
         steps = games = 0

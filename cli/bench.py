@@ -222,8 +222,11 @@ def run(args: argparse.Namespace) -> int:
     if args.repeats < 1 or args.seconds <= 0:
         print("--repeats must be >= 1 and --seconds > 0", file=sys.stderr)
         return 2
+    if args.game != "all":  # a game without rows: refused in one line
+        registry.get(args.game).require("bench_tables", "bench rows")
     result = run_bench(
-        registry.GAMES if args.game == "all" else (args.game,),
+        tuple(g for g in registry.GAMES if registry.get(g).bench_tables)
+        if args.game == "all" else (args.game,),
         args.batch,
         args.obs,
         seconds=args.seconds,
