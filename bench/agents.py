@@ -37,7 +37,8 @@ from bench.loops import CLOCKS
 from envs import registry
 from records.provenance import cpu_model, machine_line, utc_now
 
-#: the configuration each game's agents are measured in
+#: the configuration each game's agents are measured in (its ``default_table``; none: the
+#: config's defaults)
 AGENT_CONFIGS = registry.Declared("default_table")
 #: batch sizes measured by default: one decision at a time, and large batches
 DEFAULT_BATCHES = (1, 8192)
@@ -66,11 +67,15 @@ class AgentRow:
 
 def config_label(game: str) -> str:
     """The configuration of :data:`AGENT_CONFIGS` as written in the report."""
-    return ", ".join(f"{k}={v}" for k, v in AGENT_CONFIGS[game].items())
+    return ", ".join(f"{k}={v}" for k, v in AGENT_CONFIGS.get(game, {}).items())
 
 
 def _heuristic_players(game: str, num_players: int, seed: int) -> list:
-    return [agents.make("heuristic", game, seed=seed + s) for s in range(num_players)]
+    """The players of the recorded positions: the game's ``heuristic`` agent, else its
+    reference agent (``Game.reference``), in every seat."""
+    name = ("heuristic" if "heuristic" in agents.available(game)
+            else registry.get(game).require("reference", "reference agent"))
+    return [agents.make(name, game, seed=seed + s) for s in range(num_players)]
 
 
 def play_positions(game: str, count: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -79,7 +84,7 @@ def play_positions(game: str, count: int, seed: int = 0) -> tuple[np.ndarray, np
     ``2 * count`` recorded decisions."""
     if count < 1:
         raise ValueError(f"count={count}: expected at least 1 position")
-    engine = registry.make_engine(game, _PLAY_BATCH, **AGENT_CONFIGS[game])
+    engine = registry.make_engine(game, _PLAY_BATCH, **AGENT_CONFIGS.get(game, {}))
     rng = np.random.default_rng(seed)
     players = _heuristic_players(game, engine.num_players, seed)
     observations, masks, recorded = [], [], 0
@@ -102,7 +107,7 @@ def live_games(game: str, games: int, seed: int = 0):
     """An engine of ``games`` live games of heuristic self-play, each stopped at its own
     random decision point (a uniform number of decisions, 0 to 39, into its play): games
     of a twice larger batch are played so, and live ones are kept (``engine.clone``)."""
-    engine = registry.make_engine(game, 2 * games, **AGENT_CONFIGS[game])
+    engine = registry.make_engine(game, 2 * games, **AGENT_CONFIGS.get(game, {}))
     engine.reset(seed=seed)
     rng = np.random.default_rng(seed)
     target = rng.integers(0, 40, size=engine.batch_size)

@@ -114,11 +114,15 @@ def test_tournament_records_and_replay_check(tmp_path):
     assert "all 36 game(s) replay exactly" in done.stdout
 
 
-def test_bench_runs_the_games_rows(tmp_path):
+def test_bench_runs_the_games_rows_and_agents(tmp_path):
     out = tmp_path / "bench.md"
     cardrl("bench", "--game", NAME, "--out", str(out), "--no-openspiel", "--no-memory",
            "--no-compile-cost", "--seconds", "0.2", "--batch", "1,64")
     assert NAME in out.read_text()
+    timed = tmp_path / "agents.md"
+    cardrl("bench", "--agents", "all", "--game", NAME, "--batch", "1", "--seconds", "0.1",
+           "--repeats", "1", "--no-compile-cost", "--out", str(timed))
+    assert "| highest | high_card | 1 |" in timed.read_text()
 
 
 @pytest.mark.parametrize(("args", "words"), [
