@@ -41,11 +41,12 @@ def third_game():
         registry.unregister(NAME)
 
 
-def cardrl(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+def cardrl(*args: str, check: bool = True, stdin: str | None = None
+           ) -> subprocess.CompletedProcess:
     """``cardrl ARGS`` in a fresh process that plugs the third game in."""
     env = dict(os.environ, CARDRL_GAMES=MODULE)
     done = subprocess.run([sys.executable, "-m", "cli.main", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=600, input=stdin)
     if check:
         assert done.returncode == 0, done.stderr[-3000:]
     return done
@@ -112,6 +113,11 @@ def test_tournament_records_and_replay_check(tmp_path):
     assert len(records) == 12 * 3 and {r["game"] for r in records} == {NAME}
     done = cardrl("replay", "--check", str(games))
     assert "all 36 game(s) replay exactly" in done.stdout
+
+
+def test_play_in_the_terminal():
+    done = cardrl("play", NAME, "--vs", "highest", "--seed", "1", stdin="help\nquit\n")
+    assert "Legal moves: play" in done.stdout and "You left the game." in done.stdout
 
 
 def test_bench_runs_the_games_rows_and_agents(tmp_path):
