@@ -123,7 +123,8 @@ def test_play_in_the_terminal():
 def test_bench_runs_the_games_rows_and_agents(tmp_path):
     out = tmp_path / "bench.md"
     cardrl("bench", "--game", NAME, "--out", str(out), "--no-openspiel", "--no-memory",
-           "--no-compile-cost", "--seconds", "0.2", "--batch", "1,64")
+           "--no-compile-cost", "--seconds", "0.1", "--repeats", "1", "--batch", "1,64",
+           "--obs", "float32")
     assert NAME in out.read_text()
     timed = tmp_path / "agents.md"
     cardrl("bench", "--agents", "all", "--game", NAME, "--batch", "1", "--seconds", "0.1",
