@@ -24,6 +24,7 @@ GENERIC: dict[str, tuple[str, str | None, str]] = {
     "policy": ("agents.policy.agent:PolicyAgent", "policy_config", "policy network"),
     "pimc": ("agents.search.pimc:PIMCAgent", "rollouts", "search rollouts"),  # agents/search/
     "pimc_policy": ("agents.search.pimc:GuidedPIMCAgent", "rollouts", "search rollouts"),
+    "pimc_pruned": ("agents.search.pimc:PrunedPIMCAgent", "rollouts", "search rollouts"),
 }
 
 

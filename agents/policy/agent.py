@@ -329,6 +329,23 @@ class PolicyAgent(Agent):
         leaves_it = delegate is not None and not network_rows(self.game, masks)[0]
         return {"probabilities": probs, "delegate": delegate.name if leaves_it else None}
 
+    def network_probabilities(self, observations: np.ndarray,
+                              action_masks: np.ndarray) -> np.ndarray:
+        """float64 [N, A]: :meth:`action_probabilities` of a batch, one forward pass per
+        network; a row the network leaves to its delegate (a bid-only network's card
+        play) is NaN."""
+        masks = np.asarray(action_masks, dtype=bool)
+        observations = np.asarray(observations, dtype=np.float32)
+        probabilities = np.full(masks.shape, np.nan)
+        for index, rows in self._rows_by_net(observations):
+            if self.delegates[index] is not None:
+                rows = rows[network_rows(self.game, masks[rows])]
+            if len(rows):
+                with self.torch.inference_mode():
+                    logits = self._forward(self.nets[index], observations[rows], masks[rows])
+                probabilities[rows] = self._softmax(logits)
+        return probabilities
+
     def _net_act(self, index: int, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Actions of net ``index``: the argmax of its masked logits, or a sample."""
         with self.torch.inference_mode():

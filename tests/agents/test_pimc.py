@@ -468,3 +468,66 @@ def test_ladder_command_tiny(tmp_path):
         args = build_parser().parse_args(["ladder", "--game", "abracadabra", *argv])
         with pytest.raises(ValueError, match=message):
             ladder_command.run(args)
+
+
+# -- the network-pruned search (keep) -----------------------------------------------------------
+@pytest.mark.parametrize("game, options, steps", [("abracadabra", {"variant": "four"}, 9),
+                                                  ("abracadabra", {"variant": "four"}, 30),
+                                                  ("four_aces", {"num_players": 4}, 9)])
+def test_keep_searches_only_the_networks_likeliest_actions(game, options, steps):
+    """``keep=K``: the values are NaN outside the K legal actions the committed policy
+    rates most probable (its own ``action_probabilities`` of each seat's observation),
+    the choice is among them, and a game with at most K legal actions is searched in full."""
+    engine = mid_game(game, 6, steps, seed=4, **options)
+    games = np.arange(6)
+    actions, values = agents.make("pimc", game, worlds=4, keep=2, seed=2).search(engine, games)
+    policy = agents.make("policy", game, **options)
+    masks = engine.legal_action_mask()[games]
+    observations = engine.observe()[games]
+    pruned = 0
+    for row in range(6):
+        legal = np.flatnonzero(masks[row])
+        searched = np.flatnonzero(~np.isnan(values[row]))
+        assert actions[row] in searched
+        if len(legal) <= 2:
+            np.testing.assert_array_equal(searched, legal)
+            continue
+        probs = policy.action_probabilities(observations[row], masks[row])["probabilities"]
+        order = legal[np.argsort(-probs[legal], kind="stable")]
+        np.testing.assert_array_equal(np.sort(searched), np.sort(order[:2]))
+        pruned += 1
+    assert pruned >= 2
+
+
+def test_network_probabilities_are_action_probabilities_of_each_row():
+    engine = mid_game("abracadabra", 5, 12, seed=1, variant="four")
+    policy = agents.make("policy", "abracadabra", variant="four")
+    observations, masks = engine.observe(), engine.legal_action_mask()
+    batch = policy.network_probabilities(observations, masks)
+    for row in range(5):
+        one = policy.action_probabilities(observations[row], masks[row])["probabilities"]
+        np.testing.assert_allclose(batch[row], one, rtol=1e-5, atol=1e-7)
+
+
+def test_pimc_pruned_is_a_named_agent_and_refuses_a_bad_keep():
+    assert "pimc_pruned" in agents.available("abracadabra")
+    pruned = agents.make("pimc_pruned", "abracadabra", seed=0)
+    assert (pruned.worlds, pruned.keep) == (16, 3)
+    with pytest.raises(ValueError, match="keep=0"):
+        agents.make("pimc", "abracadabra", keep=0)
+    with pytest.raises(ValueError, match="rollout='policy' or keep=K"):
+        agents.make("pimc", "abracadabra", path="x.pt")
+
+
+def test_the_pruned_decision_depends_only_on_what_the_seat_has_seen():
+    """As for the plain search: twins of the real games (hidden cards resampled) get the
+    same ``pimc_pruned`` decisions — the network reads the seat's own observation."""
+    engine = mid_game("abracadabra", 6, 23, seed=4, variant="four")
+    games = np.arange(6)
+    seats = engine.current_player.astype(np.int64)
+    twins = engine.resample_many(games, seats, 1, np.arange(6) + 100)
+    assert (hidden_cards(twins) != hidden_cards(engine)).any(axis=1).sum() >= 3
+    first = agents.make("pimc_pruned", "abracadabra", worlds=4, seed=9)
+    second = agents.make("pimc_pruned", "abracadabra", worlds=4, seed=9)
+    np.testing.assert_array_equal(first.act_engine(engine, games),
+                                  second.act_engine(twins, games))

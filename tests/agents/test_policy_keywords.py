@@ -82,7 +82,7 @@ def test_a_given_checkpoint_is_checked_against_the_table_asked_for():
         PolicyAgent("four_aces", checkpoint=checkpoint, num_players=4)
 
 
-@pytest.mark.parametrize("name", ["random", "heuristic", "pimc", "pimc_policy"])
+@pytest.mark.parametrize("name", ["random", "heuristic", "pimc", "pimc_policy", "pimc_pruned"])
 def test_every_agent_takes_the_envs_table_keywords(name):
     """agents.make takes variant= / num_players= for any agent; an agent that reads the
     table from its observations checks them as the env does."""
