@@ -11,7 +11,7 @@ The rules (ids HC1–HC4, cited where they are implemented):
   trick won. An episode is one deal; the winners are the players with the most tricks.
 
 The pieces are those of a real game (``docs/adding-a-game.md``): :mod:`.config`,
-:mod:`.engine` (batch-first numpy state), :mod:`.env` (the PettingZoo adapter over
+:mod:`.engine` (batch-first numpy state), :mod:`.high_card_v0` (the PettingZoo adapter over
 :mod:`envs.pettingzoo_base`), :mod:`.deal_io` and :mod:`.narration` (records),
 :mod:`.scene` (the web app's table), :mod:`.agents` (one heuristic) and :mod:`.game`, the
 descriptor registered with :func:`envs.registry.register` (importing it registers the
