@@ -73,6 +73,9 @@ class PIMCAgent(Agent):
         keep: search only the ``keep`` legal actions the network (``path``) rates most
             probable (ties: the lower action id); None: every legal action. Decisions the
             network leaves to a delegate are searched in full.
+        reinvest: with ``keep``, the rollouts the pruned actions would have had buy more
+            worlds for the kept ones: a decision with n legal actions searches
+            ``worlds * n // K`` worlds, so it costs what plain PIMC-``worlds`` costs.
         objective: ``"points"`` (own points of the deal) or ``"relative"`` (own points
             minus the other seats' mean).
         max_rows: the most games (worlds x actions) rolled out in one batch engine.
@@ -94,6 +97,7 @@ class PIMCAgent(Agent):
         checkpoint: dict | None = None,
         trust_pickle: bool = False,
         keep: int | None = None,
+        reinvest: bool = False,
     ):
         super().__init__(game, seed)
         self.worlds = _check_positive("worlds", worlds)
@@ -111,6 +115,12 @@ class PIMCAgent(Agent):
         network = {k: v for k, v in (("path", path), ("checkpoint", checkpoint),
                                      ("trust_pickle", trust_pickle)) if v}
         self.keep = None if keep is None else _check_positive("keep", keep)
+        if reinvest not in (True, False):
+            raise ValueError(f"reinvest={reinvest!r}: expected true or false")
+        if reinvest and keep is None:
+            raise ValueError("reinvest=True spends the rollouts keep=K saves: expected "
+                             "keep=K with it")
+        self.reinvest = bool(reinvest)
         if network and rollout != "policy" and keep is None:
             raise ValueError(f"{sorted(network)} choose the search's network: expected "
                              f"rollout='policy' or keep=K with them (rollout={rollout!r} "
@@ -148,28 +158,34 @@ class PIMCAgent(Agent):
             bad = int(games[np.argmax(counts == 0)])
             raise ValueError(f"game {bad} has no legal action (is it over?): nothing to "
                              "search")
+        worlds = np.full(len(games), self.worlds, np.int64)
         if self.keep is not None:
             masks = self._pruned(engine, games, masks)
+            if self.reinvest:  # the pruned actions' rollouts buy worlds for the kept ones
+                worlds = self.worlds * counts // np.maximum(masks.sum(axis=1), 1)
             counts = masks.sum(axis=1)
         actions = masks.argmax(axis=1).astype(np.int64)  # the only one where counts == 1
         values = np.where(masks, np.float32(0), np.float32(np.nan))
         search = np.flatnonzero(counts > 1)
+        search = search[np.argsort(worlds[search], kind="stable")]  # parts of equal worlds
         if len(search) == 0:
             return actions, values
         seats = np.asarray(engine.current_player)[games].astype(np.int64)
         seeds = self.rng.integers(0, 2**63, size=len(games), dtype=np.int64)
         # consecutive parts of at most max_rows rollout games (at least one game each)
-        rows_of = counts[search] * self.worlds
+        rows_of = counts[search] * worlds[search]
         start = 0
         while start < len(search):
             stop = start + 1
             total = rows_of[start]
-            while stop < len(search) and total + rows_of[stop] <= self.max_rows:
+            W = int(worlds[search[start]])
+            while (stop < len(search) and total + rows_of[stop] <= self.max_rows
+                   and worlds[search[stop]] == W):
                 total += rows_of[stop]
                 stop += 1
             part = search[start:stop]
             actions[part], values[part] = self._search(engine, games[part], seats[part],
-                                                       masks[part], seeds[part])
+                                                       masks[part], seeds[part], W)
             start = stop
         return actions, values
 
@@ -191,10 +207,9 @@ class PIMCAgent(Agent):
         return pruned
 
     def _search(self, engine, games: np.ndarray, seats: np.ndarray, masks: np.ndarray,
-                seeds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The best action of each of ``games`` (each with several legal actions) and the
-        mean value of each of its actions (NaN: illegal)."""
-        W = self.worlds
+                seeds: np.ndarray, W: int) -> tuple[np.ndarray, np.ndarray]:
+        """The best action of each of ``games`` (each with several legal actions) in
+        ``W`` worlds and the mean value of each of its actions (NaN: illegal)."""
         worlds = engine.resample_many(games, seats, W, seeds)  # row i*W + k: world k of i
         game_of, action = np.nonzero(masks)  # every (game, legal action), game-major
         rows = (game_of[:, None] * W + np.arange(W)[None, :]).reshape(-1)

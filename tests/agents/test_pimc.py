@@ -11,6 +11,7 @@ import pytest
 
 import agents
 from agents.base import act_grouped
+from agents.search.pimc import PIMCAgent
 from agents.search.rollouts import (
     ClairvoyantFourAces,
     GreedyKnownFourAces,
@@ -531,3 +532,26 @@ def test_the_pruned_decision_depends_only_on_what_the_seat_has_seen():
     second = agents.make("pimc_pruned", "abracadabra", worlds=4, seed=9)
     np.testing.assert_array_equal(first.act_engine(engine, games),
                                   second.act_engine(twins, games))
+
+
+def test_reinvest_spends_the_pruned_actions_rollouts_on_more_worlds(monkeypatch):
+    """``reinvest``: a decision with n legal actions, K kept, is searched in
+    ``worlds * n // K`` worlds: as many rollouts as the unpruned search would play."""
+    engine = mid_game("abracadabra", 6, 9, seed=4, variant="four")
+    games = np.arange(6)
+    agent = agents.make("pimc", "abracadabra", worlds=4, keep=2, reinvest=True, seed=2)
+    searched = []
+    original = PIMCAgent._search
+
+    def record(self, engine, part, seats, masks, seeds, W):
+        searched.extend((int(g), W, int(m.sum())) for g, m in zip(part, masks, strict=True))
+        return original(self, engine, part, seats, masks, seeds, W)
+
+    monkeypatch.setattr(PIMCAgent, "_search", record)
+    agent.act_engine(engine, games)
+    legal = engine.legal_action_mask()[games].sum(axis=1)
+    assert searched and any(n < legal[g] for g, _, n in searched)
+    for g, W, kept in searched:
+        assert W == 4 * int(legal[g]) // kept  # noqa: SIM300 (W is the one measured)
+    with pytest.raises(ValueError, match="expected keep=K"):
+        agents.make("pimc", "abracadabra", reinvest=True)
