@@ -52,7 +52,6 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import CARD_NAMES, names, parse_card
-from envs.compiled import ArrayNames
 from envs.core import (
     BatchEngine,
     check_actions,
@@ -70,12 +69,12 @@ from . import kernels
 from .config import AbracadabraConfig
 from .observation import (
     LAYOUT,
-    OBSERVE_ARRAYS,
     encode,
     int8_error,
     observation_scale,
     observe_game,
     observe_settings,
+    observed,
 )
 from .resample import copy_generator, game_rows, generator_for, resample_state, take_games
 from .rules import ACTION_NAMES, CARD_BIT, NUM_ACTIONS, PHASE_NAMES, Phase
@@ -85,30 +84,6 @@ from .state import AbracadabraState, unpack_cards
 # (a slow path on every call), so numpy expressions store ``Phase.X.value``.
 
 _DEALER_COUNTER = np.uint64(2**63 + 12345)  # hash counter of the first-dealer draw (B1)
-#: the state arrays :func:`~.kernels.legal_action_mask`, :func:`~.kernels.step_games`,
-#: :func:`~.kernels.start_episodes`, :func:`~.kernels.deal_games` and
-#: :func:`~.kernels.finish_deals` take, in their order
-MASK_ARRAYS = ArrayNames("phase", "declarer", "hand_bits", "shown_bits", "trick", "leader",
-                         "to_play", "trump")
-STEP_ARRAYS = ArrayNames("game_over", "deal_over", "phase", "current_player", "dealer",
-                         "hand_bits", "trump", "bids", "num_bids", "declarer", "target",
-                         "shown_bits", "num_shown", "stakes", "pot", "played_bits", "void_bits",
-                         "trick", "trick_size", "leader", "to_play", "dummy_ctrl", "tricks_won",
-                         "tricks_done", "rank_cards", "called")
-EPISODE_ARRAYS = ArrayNames("key", "deal_index", "deals_done", "totals", "pot", "winners",
-                            "game_over", "deal_over", "has_result")
-DEAL_ARRAYS = ArrayNames("dealer", "hand_bits", "leftover", "trump", "phase", "bids",
-                         "num_bids", "declarer", "target", "shown_bits", "num_shown", "stakes",
-                         "played_bits", "void_bits", "trick", "trick_size", "leader", "to_play",
-                         "dummy_ctrl", "tricks_won", "tricks_done", "rank_cards", "called",
-                         "current_player")
-FINISH_ARRAYS = ArrayNames("tricks_won", "called", "target", "stakes", "rank_cards", "pot",
-                           "totals", "deals_done", "deal_over", "declarer", "has_result",
-                           "last_points", "last_chips", "last_declarer", "last_target",
-                           "last_tricks", "last_hitters", "last_called", "last_stakes",
-                           "last_share", "last_final_share", "last_carry", "last_deal",
-                           "winners", "phase", "current_player", "game_over", "dealer",
-                           "deal_index")
 #: buckets of the deal's sort (kernels.deal_games): about two per card, where one per card
 #: leaves more moves (and mispredicted branches) to its insertion sort
 DEAL_BUCKETS = 128
@@ -192,7 +167,7 @@ class AbracadabraEngine(BatchEngine):
         g, keys = np.ascontiguousarray(g, np.intp), np.ascontiguousarray(keys, np.uint64)
         start_episodes, fixed = s.bound_kernel(
             "start_episodes", kernels.start_episodes, (g, keys),
-            lambda: s.kernel_arrays(EPISODE_ARRAYS))
+            lambda: (s.episode, s.bidding, s.match, s.last))
         start_episodes(g, keys, *fixed)
         self._deal(g, draw_dealer=True)
 
@@ -206,20 +181,16 @@ class AbracadabraEngine(BatchEngine):
         g = np.ascontiguousarray(g, np.intp)  # the type the machine code was compiled for
         deal_games, fixed = s.bound_kernel(
             "deal", kernels.deal_games, (g, draw_dealer), lambda: (
-                _DEALER_COUNTER, s.key, s.deal_index, self.deck, self.cards_each,
-                *s.kernel_arrays(DEAL_ARRAYS), np.empty(n), np.empty(n),
-                np.empty(n, np.intp), np.empty(DEAL_BUCKETS + 1, np.intp)))  # scratch
+                _DEALER_COUNTER, self.deck, self.cards_each, s.episode, s.deal, s.bidding,
+                s.play, np.empty(n), np.empty(n), np.empty(n, np.intp),
+                np.empty(DEAL_BUCKETS + 1, np.intp)))  # scratch
         deal_games(g, draw_dealer, *fixed)
 
     def _start_deal(self, game: int) -> None:
         """Clear ``game``'s per-deal state and open the bidding left of the dealer (C1):
         :func:`~.kernels.start_deal`."""
         s = self.state
-        kernels.start_deal(
-            game, self.num_players, s.dealer, s.phase, s.bids, s.num_bids, s.declarer,
-            s.target, s.shown_bits, s.num_shown, s.stakes, s.played_bits, s.void_bits,
-            s.trick, s.trick_size, s.leader, s.to_play, s.dummy_ctrl, s.tricks_won,
-            s.tricks_done, s.rank_cards, s.called, s.current_player)
+        kernels.start_deal(game, self.num_players, s.episode, s.deal, s.bidding, s.play)
 
     def reset_with_deal(
         self,
@@ -273,7 +244,7 @@ class AbracadabraEngine(BatchEngine):
 
     def _lay_out(self, game: int, parsed: list[list[int]], leftover: int) -> None:
         self.state.hand_bits[game] = [CARD_BIT[row].sum() for row in parsed]
-        kernels.set_leftover(game, leftover, self.state.leftover, self.state.trump)
+        kernels.set_leftover(game, leftover, self.state.deal)
 
     def _parse_deal(self, hands: list[list[str]], leftover: str | None) -> tuple[list, int]:
         """Validate a fixed deal (B2): hand count and sizes, cards of this deck, no
@@ -335,7 +306,7 @@ class AbracadabraEngine(BatchEngine):
         s = self.state
         mask = np.empty((self.batch_size, NUM_ACTIONS), bool)
         code, fixed = s.bound_kernel("mask", kernels.legal_action_mask, (mask,), lambda: (
-            self.cards_each, *s.kernel_arrays(MASK_ARRAYS)))
+            self.cards_each, s.episode, s.deal, s.bidding, s.play))
         code(mask, *fixed)
         return mask
 
@@ -356,7 +327,8 @@ class AbracadabraEngine(BatchEngine):
         step_games, fixed = s.bound_kernel(
             "step" if active is None else "step active", kernels.step_games,
             (actions, active, ended), lambda: (self.cards_each, self.config.ante, self._raise,
-                                               self._auto_call, *s.kernel_arrays(STEP_ARRAYS)))
+                                               self._auto_call, s.episode, s.deal, s.bidding,
+                                               s.play))
         bad, n = step_games(actions, active, ended, *fixed)
         if bad >= 0:  # nothing has changed
             self._illegal(bad, int(actions[bad]))
@@ -382,7 +354,8 @@ class AbracadabraEngine(BatchEngine):
         finish_deals, fixed = s.bound_kernel(  # g, more: intp, rewards: float32 [B, P]
             "finish", kernels.finish_deals, (g, rewards, more), lambda: (
                 self._bonus, cfg.episode == "deal", cfg.target_points, self._deals_limit,
-                self._reward_kind, *s.kernel_arrays(FINISH_ARRAYS)))
+                self._reward_kind, s.episode, s.deal, s.bidding, s.play, s.match,
+                s.last))
         m = finish_deals(g, rewards, more, *fixed)
         if m:
             self._deal(more[:m])
@@ -419,8 +392,7 @@ class AbracadabraEngine(BatchEngine):
         dtype = out.dtype.char  # "f" (float32) or "b" (int8)
         # the key fixes out's type: a C-contiguous row of its dtype (the caller's promise)
         code, fixed = s.bound_kernel("observe one " + dtype, observe_game, (0, seat, out),
-                                     lambda: (self._observe_settings,
-                                              *s.kernel_arrays(OBSERVE_ARRAYS)))
+                                     lambda: (self._observe_settings, *observed(s)))
         code(0, seat, out, *fixed)
 
     # ===================================================================================

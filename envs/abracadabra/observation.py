@@ -20,12 +20,12 @@ from numba import types
 from numba.extending import overload
 
 from envs.cards import NUM_CARDS, NUM_RANKS
-from envs.compiled import ArrayNames, inlined_kernel, kernel, put_bits
+from envs.compiled import inlined_kernel, kernel, put_bits
 from envs.core import ObservationLayout, observation_entry, seat_index, slot_of
 
 from .config import VARIANTS, AbracadabraConfig
 from .rules import FOLLOW_BITS, MAX_BID, Phase
-from .state import AbracadabraState
+from .state import AbracadabraState, Bidding, Deal, Episode, Match, Play
 
 MAX_SLOTS = 4  # player / hand slots in the observation, whatever the variant
 VARIANT_ORDER = ("four", "three", "two_dummy", "two")  # the one-hot "variant" segment
@@ -219,38 +219,33 @@ def _zero_columns(row: np.ndarray, start: int, stop: int) -> None:
 
 
 @inlined_kernel
-def observe_game(g: int, seat: int, row: np.ndarray, settings: tuple,
-                 phase: np.ndarray, current_player: np.ndarray,
-                 dealer: np.ndarray, hand_bits: np.ndarray, leftover: np.ndarray,
-                 trump: np.ndarray, bids: np.ndarray, declarer: np.ndarray,
-                 target: np.ndarray, shown_bits: np.ndarray, num_shown: np.ndarray,
-                 played_bits: np.ndarray, void_bits: np.ndarray, trick: np.ndarray,
-                 leader: np.ndarray, to_play: np.ndarray, dummy_ctrl: np.ndarray,
-                 tricks_won: np.ndarray, tricks_done: np.ndarray, called: np.ndarray,
-                 totals: np.ndarray, pot: np.ndarray, deals_done: np.ndarray) -> None:
+def observe_game(g: int, seat: int, row: np.ndarray, settings: tuple, episode: Episode,
+                 deal: Deal, bidding: Bidding, play: Play, match: Match) -> None:
     """Write game ``g``'s observation from ``seat`` into ``row`` (float32 or int8 [771]),
-    every entry. ``settings``: ``(variant, cards_each, target_points, pot_scale,
-    deals_limit, match)`` (:func:`observe_settings`), one tuple so that the call stays
-    under Python's 30 positional arguments, beyond which numba cannot inline it
-    (:data:`inlined_kernel`). The counts, points and chips are
+    every entry, from the state's groups ``episode`` to ``match`` (:func:`observed`).
+    ``settings``: ``(variant, cards_each, target_points, pot_scale, deals_limit,
+    is_match)`` (:func:`observe_settings`). The counts, points and chips are
     :func:`~envs.core.observation_entry` (themselves in an int8 row, see
     :func:`observation_scale`). ``variant``: the position of the config's variant in
-    :data:`VARIANT_ORDER`; ``pot_scale``: 10 * ante; ``match``: ``episode="match"``. A
+    :data:`VARIANT_ORDER`; ``pot_scale``: 10 * ante; ``is_match``: ``episode="match"``. A
     one-hot of a "none" (-1) stays all zero; the trick leader, the acting hand and the
     dummy's controller are zeros once the episode is over.
 
     The game's fields are read into locals before the first write: the compiler cannot
     tell ``row`` from the state arrays, so a field read after a write to ``row`` is read
     again from memory."""
-    variant, cards_each, target_points, pot_scale, deals_limit, match = settings
-    P, H = bids.shape[1], hand_bits.shape[1]
-    ph, trump_suit, voids_of = phase[g], trump[g], VOID_SUIT_BITS[trump[g] + 1]
-    hand, shown, dummy = hand_bits[g, seat], shown_bits[g], hand_bits[g, H - 1]
-    card_up, dealt_by, declared, goal = leftover[g], dealer[g], declarer[g], target[g]
+    variant, cards_each, target_points, pot_scale, deals_limit, is_match = settings
+    b, p = bidding, play
+    P, H = b.bids.shape[1], deal.hand_bits.shape[1]
+    trump = deal.trump[g]
+    ph, trump_suit, voids_of = episode.phase[g], trump, VOID_SUIT_BITS[trump + 1]
+    hand, shown, dummy = deal.hand_bits[g, seat], b.shown_bits[g], deal.hand_bits[g, H - 1]
+    card_up, dealt_by, declared, goal = (deal.leftover[g], deal.dealer[g], b.declarer[g],
+                                         b.target[g])
     # card sets: own hand, the dummy's face-up hand (E4), shown cards (D1), the cards each
     # relative hand slot played this deal; every other entry zero
     _zeros_and_card_sets(row, hand, dummy if H > P else _NO_CARDS, shown,
-                         played_bits[g], seat, P)
+                         p.played_bits[g], seat, P)
     row[_VARIANT + variant] = 1
     if card_up >= 0:  # B2
         row[_LEFTOVER + card_up] = 1
@@ -260,71 +255,60 @@ def observe_game(g: int, seat: int, row: np.ndarray, settings: tuple,
     if dealt_by >= 0:  # B1
         row[_DEALER + slot_of(dealt_by, seat, P)] = 1
     for slot in range(P):  # C1: bids by relative player slot
-        bid = bids[g, seat_index(slot, seat, P)]
+        bid = b.bids[g, seat_index(slot, seat, P)]
         if bid >= 0:
             row[_BIDS_COL + slot * (MAX_BID + 1) + bid] = 1
     if declared >= 0:  # C3
         row[_DECLARER + slot_of(declared, seat, P)] = 1
     if goal >= 0:
         row[_TARGET + goal] = 1
-    row[_SHOWN_COUNT] = observation_entry(row, num_shown[g], cards_each)  # D2
+    row[_SHOWN_COUNT] = observation_entry(row, b.num_shown[g], cards_each)  # D2
     # per relative hand slot: the card in the trick, tricks won, the public void record
     # (E2: a hand that did not follow holds none of that suit)
     for slot in range(H):
         h = _hand_at(slot, seat, P)
-        card, won, void = trick[g, h], tricks_won[g, h], void_bits[g, h]
+        card, won, void = p.trick[g, h], p.tricks_won[g, h], p.void_bits[g, h]
         if card >= 0:
             row[_TRICK + slot * NUM_CARDS + card] = 1
         row[_TRICKS_WON + slot] = observation_entry(row, won, cards_each)
         for suit in range(4):
             row[_VOIDS + slot * 4 + suit] = (void & voids_of[suit]) != 0
     if ph != _OVER:
-        lead, acting, controller = leader[g], to_play[g], dummy_ctrl[g]
+        lead, acting, controller = p.leader[g], p.to_play[g], p.dummy_ctrl[g]
         if ph != _PLAY:
-            acting = current_player[g]  # (in play: the hand to play, maybe the dummy)
+            acting = episode.current_player[g]  # (in play: the hand to play, maybe the dummy)
         if lead >= 0:
             row[_TRICK_LEADER + _hand_slot(lead, seat, P)] = 1
         if acting >= 0:
             row[_ACTING_HAND + _hand_slot(acting, seat, P)] = 1
         if H > P and controller >= 0:  # E4
             row[_DUMMY_CONTROL + slot_of(controller, seat, P)] = 1
-    row[_TRICKS_PLAYED] = observation_entry(row, tricks_done[g], cards_each)
+    row[_TRICKS_PLAYED] = observation_entry(row, p.tricks_done[g], cards_each)
     for slot in range(P):  # F1 calls and M1 totals by relative player slot
         other = seat_index(slot, seat, P)
-        said, total = called[g, other], totals[g, other]
+        said, total = p.called[g, other], match.totals[g, other]
         row[_CALLED + slot] = said
         row[_SCORES + slot] = observation_entry(row, total, target_points)
-    row[_POT] = observation_entry(row, pot[g], pot_scale)  # S4
-    if match:  # M3 (int8 needs episode="deal": 0 there)
-        row[_DEAL_NUMBER] = observation_entry(row, deals_done[g], deals_limit)
+    row[_POT] = observation_entry(row, b.pot[g], pot_scale)  # S4
+    if is_match:  # M3 (int8 needs episode="deal": 0 there)
+        row[_DEAL_NUMBER] = observation_entry(row, episode.deals_done[g], deals_limit)
 
 
 @kernel
 def observe_games(seats: np.ndarray | None, out: np.ndarray, settings: tuple,
-                  phase: np.ndarray, current_player: np.ndarray,
-                  dealer: np.ndarray, hand_bits: np.ndarray, leftover: np.ndarray,
-                  trump: np.ndarray, bids: np.ndarray, declarer: np.ndarray,
-                  target: np.ndarray, shown_bits: np.ndarray, num_shown: np.ndarray,
-                  played_bits: np.ndarray, void_bits: np.ndarray, trick: np.ndarray,
-                  leader: np.ndarray, to_play: np.ndarray, dummy_ctrl: np.ndarray,
-                  tricks_won: np.ndarray, tricks_done: np.ndarray, called: np.ndarray,
-                  totals: np.ndarray, pot: np.ndarray, deals_done: np.ndarray) -> None:
+                  episode: Episode, deal: Deal, bidding: Bidding, play: Play,
+                  match: Match) -> None:
     """:func:`observe_game` (with its ``settings``) of every game into ``out`` [B, 771]
     from ``seats[g]``, or (``seats`` None) from the seat to act (seat 0 once the episode
     is over)."""
     for g in range(out.shape[0]):
-        seat = max(current_player[g], 0) if seats is None else seats[g]
-        observe_game(g, seat, out[g], settings, phase, current_player, dealer,
-                     hand_bits, leftover, trump, bids, declarer, target, shown_bits,
-                     num_shown, played_bits, void_bits, trick, leader, to_play, dummy_ctrl,
-                     tricks_won, tricks_done, called, totals, pot, deals_done)
+        seat = max(episode.current_player[g], 0) if seats is None else seats[g]
+        observe_game(g, seat, out[g], settings, episode, deal, bidding, play, match)
 
 
-#: the state arrays :func:`observe_games` takes, in its order
-OBSERVE_ARRAYS = ArrayNames("phase", "current_player", "dealer", "hand_bits", "leftover", "trump",
-                            "bids", "declarer", "target", "shown_bits", "num_shown", "played_bits",
-                            "void_bits", "trick", "leader", "to_play", "dummy_ctrl", "tricks_won",
-                            "tricks_done", "called", "totals", "pot", "deals_done")
+def observed(state: AbracadabraState) -> tuple:
+    """The groups of ``state`` that :func:`observe_game` reads, in its order."""
+    return state.episode, state.deal, state.bidding, state.play, state.match
 
 
 def encode(state: AbracadabraState, settings: tuple, seats: np.ndarray | None,
@@ -341,12 +325,12 @@ def encode(state: AbracadabraState, settings: tuple, seats: np.ndarray | None,
     # C-contiguous, checked by the engine's observe)
     key = ("observe " if seats is None else "observe seats ") + dtype
     code, fixed = state.bound_kernel(key, observe_games, (seats, out), lambda: (
-        settings, *state.kernel_arrays(OBSERVE_ARRAYS)))
+        settings, *observed(state)))
     code(seats, out, *fixed)
 
 
 def observe_settings(config: AbracadabraConfig) -> tuple:
     """The settings of :func:`observe_game` that ``config`` sets, ``variant`` to
-    ``match``."""
+    ``is_match``."""
     return (VARIANT_ORDER.index(config.variant), config.cards_each, config.target_points,
             10.0 * config.ante, config.deals_limit, config.episode == "match")

@@ -7,12 +7,19 @@ Card sets are ``uint64`` bit sets, bit ``c`` for card index ``c``
 :meth:`~AbracadabraState.played`, :meth:`~AbracadabraState.voids` and
 :meth:`~AbracadabraState.shown` give them as read-only bool arrays. Rule ids are those of
 docs/rules.md sections A–M.
+
+The fields are declared once, in groups by the part of the rules they belong to
+(:class:`Episode`, :class:`Deal`, :class:`Bidding`, :class:`Play`, :class:`Match`,
+:class:`LastDeal`), each with its dtype, axes and start value (:class:`StateArray`);
+:class:`AbracadabraState` holds them flat and by group (:class:`GroupedState`), and the
+compiled kernels take the groups they read and write.
 """
 
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, fields
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
@@ -34,115 +41,172 @@ def unpack_cards(card_sets: np.ndarray) -> np.ndarray:
     return bits[..., :NUM_CARDS].view(bool)
 
 
-@dataclass(eq=False, frozen=True)
-class AbracadabraState(KernelState):
-    """Every per-game array of a batch of Abracadabra games (leading axis: the game)."""
+@dataclass(frozen=True)
+class StateArray:
+    """How a state field is allocated: its dtype, its axes (``B`` games, ``P`` players,
+    ``H`` hands: ``"B"``, ``"BP"``, ``"BH"``) and the value it starts with. A group's
+    fields give theirs as defaults (:class:`GroupedState`)."""
 
-    # -- the episode ----------------------------------------------------------------------
-    key: np.ndarray  # uint64 [B]: the game's 64-bit key; its deals are f(key, k) (B1, B2)
-    deal_index: np.ndarray  # int64 [B]: k of the current deal (the shuffle counter, B2)
-    deals_done: np.ndarray  # int32 [B]: deals finished this episode (M1, M3)
-    game_over: np.ndarray  # bool [B]: the episode has ended (M1–M3)
-    deal_over: np.ndarray  # bool [B]: a deal ended during the last step
-    current_player: np.ndarray  # int8 [B]: seat to act, -1 once the episode is over
-    phase: np.ndarray  # int8 [B]: the Phase value, the decision the game waits for
-    # -- the deal (B) ---------------------------------------------------------------------
-    dealer: np.ndarray  # int8 [B]: seat dealing this deal (B1)
-    hand_bits: np.ndarray  # uint64 [B, H]: cards held, per hand (bit set, B2)
-    leftover: np.ndarray  # int8 [B]: the turned-up leftover card, -1 if none (B2)
-    trump: np.ndarray  # int8 [B]: trump suit 0..3 (C, D, H, S), -1 for no trump (B2, B3)
-    # -- bidding (C) and showing (D) ------------------------------------------------------
-    bids: np.ndarray  # int8 [B, P]: bid per seat, -1 not yet (C1)
-    num_bids: np.ndarray  # int8 [B]: bids made this deal (C1)
-    declarer: np.ndarray  # int8 [B]: seat of the declarer, -1 during bidding (C3)
-    target: np.ndarray  # int8 [B]: the target T, -1 during bidding (C3)
-    shown_bits: np.ndarray  # uint64 [B]: cards shown and still held by the declarer (D1)
-    num_shown: np.ndarray  # int8 [B]: cards shown this deal (D2)
-    stakes: np.ndarray  # int32 [B, P]: chips staked this deal per seat (C2, D2)
-    pot: np.ndarray  # int64 [B]: chips in the pot, carry-over included (C2, D2, S4)
-    # -- play (E) and calls (F) -----------------------------------------------------------
-    played_bits: np.ndarray  # uint64 [B, H]: cards played this deal, per hand (bit set, E1)
-    void_bits: np.ndarray  # uint64 [B, H]: the public void record: cards each hand is known
-    #   not to hold, the union of the led effective suits it did not follow this deal (E2;
-    #   the joker counts as a trump, B3); may include cards already played
-    trick: np.ndarray  # int8 [B, H]: card of each hand in the current trick, -1 none (E1)
-    trick_size: np.ndarray  # int8 [B]: cards in the current trick (E1)
-    leader: np.ndarray  # int8 [B]: hand leading the current trick, -1 before play (E1, E3)
-    to_play: np.ndarray  # int8 [B]: hand whose card is next, -1 outside play (E1)
-    dummy_ctrl: np.ndarray  # int8 [B]: seat playing the dummy's cards this trick, -1 (E4)
-    tricks_won: np.ndarray  # int8 [B, H]: tricks taken per hand, the dummy's too (E3)
-    tricks_done: np.ndarray  # int8 [B]: tricks completed this deal (E3)
-    rank_cards: np.ndarray  # int8 [B, H]: taken cards of bid-rank value T, per hand (A3, S3)
-    called: np.ndarray  # bool [B, P]: said "Abracadabra" this deal (F1)
-    # -- the match (M) --------------------------------------------------------------------
-    totals: np.ndarray  # int64 [B, P]: match points (M1)
-    winners: np.ndarray  # bool [B, P]: the highest totals, set at episode end (M1)
-    # -- the last finished deal (info["result"]) ------------------------------------------
-    has_result: np.ndarray  # bool [B]: a deal has finished this episode
-    last_deal: np.ndarray  # int32 [B]: index of that deal in the episode
-    last_declarer: np.ndarray  # int8 [B]: its declarer (C3)
-    last_target: np.ndarray  # int8 [B]: its target T (C3)
-    last_tricks: np.ndarray  # int8 [B, H]: its tricks per hand (E3)
-    last_called: np.ndarray  # bool [B, P]: who said "Abracadabra" (F1)
-    last_hitters: np.ndarray  # bool [B, P]: who hit (F2)
-    last_points: np.ndarray  # int64 [B, P]: points of each seat (S1–S3)
-    last_stakes: np.ndarray  # int32 [B, P]: stake of each seat (C2, D2)
-    last_share: np.ndarray  # float64 [B, P]: share of the pot of each seat (S4)
-    last_final_share: np.ndarray  # float64 [B, P]: share of the carry-over at episode end (M2)
-    last_carry: np.ndarray  # int64 [B]: pot carried over after the deal (S4)
-    last_chips: np.ndarray  # float64 [B, P]: net chips, share + final share - stake
+    dtype: object
+    axes: str = "B"
+    fill: object = 0
+
+    def new(self, sizes: dict[str, int]) -> np.ndarray:
+        """A fresh array of this field for ``sizes`` (each axis letter's length)."""
+        return np.full(tuple(sizes[axis] for axis in self.axes), self.fill, self.dtype)
+
+
+class GroupedState(KernelState):
+    """Base of a state dataclass declared as groups of arrays: ``typing.NamedTuple``
+    classes whose fields are arrays, each field with its :class:`StateArray` as default
+    (its dtype, axes and start value) and a comment. A subclass names its groups once,
+    ``class S(GroupedState, groups={"play": Play, ...})``; its dataclass fields are then
+    the groups' fields, in their order (read as ``state.trick``, found by
+    ``dataclasses.fields``, given by name to the constructor), and each group is an
+    attribute holding those same arrays (``state.play.trick is state.trick``), built once
+    per state: what the compiled kernels take (numba types a named tuple of arrays and
+    reads its fields as the arrays themselves). Copies and unpickled states rebuild their
+    groups from their own arrays."""
+
+    groups: ClassVar[dict[str, type]] = {}
+
+    def __init_subclass__(cls, groups: dict[str, type] | None = None, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if groups is not None:
+            undeclared = [name for group in groups.values() for name in group._fields
+                          if not isinstance(group._field_defaults.get(name), StateArray)]
+            if undeclared:
+                raise TypeError(f"{cls.__name__}: fields without a StateArray: {undeclared}")
+            cls.groups = dict(groups)
+            # the dataclass decorator, applied next, reads the fields from these
+            cls.__annotations__ = {name: "np.ndarray" for group in groups.values()
+                                   for name in group._fields}
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for attribute, group in self.groups.items():
+            object.__setattr__(self, attribute,
+                               group._make(getattr(self, name) for name in group._fields))
+
+    @classmethod
+    def allocate_arrays(cls, **sizes: int) -> GroupedState:
+        """A state of fresh arrays, each field's :class:`StateArray` for ``sizes``."""
+        return cls(**{name: spec.new(sizes) for group in cls.groups.values()
+                      for name, spec in group._field_defaults.items()})
+
+    def __getstate__(self) -> dict:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.__post_init__()
+
+
+class Episode(NamedTuple):
+    """The episode and the decision each game waits for (B1, B2, M1–M3)."""
+
+    key: np.ndarray = StateArray(np.uint64)  # the game's 64-bit key; deals are f(key, k)
+    deal_index: np.ndarray = StateArray(np.int64)  # k of the current deal (the shuffle counter)
+    deals_done: np.ndarray = StateArray(np.int32)  # deals finished this episode (M1, M3)
+    game_over: np.ndarray = StateArray(bool, fill=True)  # the episode has ended (M1–M3)
+    deal_over: np.ndarray = StateArray(bool)  # a deal ended during the last step
+    current_player: np.ndarray = StateArray(np.int8, fill=-1)  # seat to act, -1 once over
+    phase: np.ndarray = StateArray(np.int8, fill=Phase.OVER.value)  # the Phase value
+
+
+class Deal(NamedTuple):
+    """The cards dealt (B)."""
+
+    dealer: np.ndarray = StateArray(np.int8)  # seat dealing this deal (B1)
+    hand_bits: np.ndarray = StateArray(np.uint64, "BH")  # cards held, per hand (bit set, B2)
+    leftover: np.ndarray = StateArray(np.int8, fill=-1)  # turned-up leftover card, -1 none (B2)
+    trump: np.ndarray = StateArray(np.int8, fill=-1)  # trump suit 0..3 (C, D, H, S), -1 none
+    #   (B2, B3)
+
+
+class Bidding(NamedTuple):
+    """Bidding (C) and showing (D)."""
+
+    bids: np.ndarray = StateArray(np.int8, "BP", -1)  # bid per seat, -1 not yet (C1)
+    num_bids: np.ndarray = StateArray(np.int8)  # bids made this deal (C1)
+    declarer: np.ndarray = StateArray(np.int8, fill=-1)  # seat of the declarer, -1 (C3)
+    target: np.ndarray = StateArray(np.int8, fill=-1)  # the target T, -1 during bidding (C3)
+    shown_bits: np.ndarray = StateArray(np.uint64)  # cards shown and still held by the
+    #   declarer (D1)
+    num_shown: np.ndarray = StateArray(np.int8)  # cards shown this deal (D2)
+    stakes: np.ndarray = StateArray(np.int32, "BP")  # chips staked this deal per seat (C2, D2)
+    pot: np.ndarray = StateArray(np.int64)  # chips in the pot, carry-over included (C2, D2, S4)
+
+
+class Play(NamedTuple):
+    """Play (E) and the calls (F)."""
+
+    played_bits: np.ndarray = StateArray(np.uint64, "BH")  # cards played this deal, per
+    #   hand (bit set, E1)
+    void_bits: np.ndarray = StateArray(np.uint64, "BH")  # the public void record: cards each
+    #   hand is known not to hold, the union of the led effective suits it did not follow
+    #   this deal (E2; the joker counts as a trump, B3); may include cards already played
+    trick: np.ndarray = StateArray(np.int8, "BH", -1)  # each hand's card in the current
+    #   trick, -1 none (E1)
+    trick_size: np.ndarray = StateArray(np.int8)  # cards in the current trick (E1)
+    leader: np.ndarray = StateArray(np.int8, fill=-1)  # hand leading the current trick, -1
+    #   before play (E1, E3)
+    to_play: np.ndarray = StateArray(np.int8, fill=-1)  # hand whose card is next, -1 outside
+    #   play (E1)
+    dummy_ctrl: np.ndarray = StateArray(np.int8, fill=-1)  # seat playing the dummy's cards
+    #   this trick, -1 (E4)
+    tricks_won: np.ndarray = StateArray(np.int8, "BH")  # tricks taken per hand, the dummy's
+    #   too (E3)
+    tricks_done: np.ndarray = StateArray(np.int8)  # tricks completed this deal (E3)
+    rank_cards: np.ndarray = StateArray(np.int8, "BH")  # taken cards of bid-rank value T,
+    #   per hand (A3, S3)
+    called: np.ndarray = StateArray(bool, "BP")  # said "Abracadabra" this deal (F1)
+
+
+class Match(NamedTuple):
+    """The match (M)."""
+
+    totals: np.ndarray = StateArray(np.int64, "BP")  # match points (M1)
+    winners: np.ndarray = StateArray(bool, "BP")  # the highest totals, set at episode end (M1)
+
+
+class LastDeal(NamedTuple):
+    """The last finished deal (the engine's ``result()``, ``info["result"]``)."""
+
+    has_result: np.ndarray = StateArray(bool)  # a deal has finished this episode
+    last_deal: np.ndarray = StateArray(np.int32)  # index of that deal in the episode
+    last_declarer: np.ndarray = StateArray(np.int8)  # its declarer (C3)
+    last_target: np.ndarray = StateArray(np.int8)  # its target T (C3)
+    last_tricks: np.ndarray = StateArray(np.int8, "BH")  # its tricks per hand (E3)
+    last_called: np.ndarray = StateArray(bool, "BP")  # who said "Abracadabra" (F1)
+    last_hitters: np.ndarray = StateArray(bool, "BP")  # who hit (F2)
+    last_points: np.ndarray = StateArray(np.int64, "BP")  # points of each seat (S1–S3)
+    last_stakes: np.ndarray = StateArray(np.int32, "BP")  # stake of each seat (C2, D2)
+    last_share: np.ndarray = StateArray(np.float64, "BP")  # share of the pot of each seat (S4)
+    last_final_share: np.ndarray = StateArray(np.float64, "BP")  # share of the carry-over at
+    #   episode end (M2)
+    last_carry: np.ndarray = StateArray(np.int64)  # pot carried over after the deal (S4)
+    last_chips: np.ndarray = StateArray(np.float64, "BP")  # net chips, share + final share -
+    #   stake
+
+
+#: the groups of :class:`AbracadabraState`, by the attribute that holds each
+GROUPS = {"episode": Episode, "deal": Deal, "bidding": Bidding, "play": Play, "match": Match,
+          "last": LastDeal}
+
+
+@dataclass(eq=False, frozen=True)
+class AbracadabraState(GroupedState, groups=GROUPS):
+    """Every per-game array of a batch of Abracadabra games (leading axis: the game).
+
+    The fields are those of the groups, in their order: ``state.phase`` is
+    ``state.episode.phase``, the same array. The kernels take the groups
+    (:mod:`.kernels`, :mod:`.observation`)."""
 
     @classmethod
     def allocate(cls, batch_size: int, num_players: int, num_hands: int) -> AbracadabraState:
         """The state of ``batch_size`` games that have not started (every episode over)."""
-        B, P, H = batch_size, num_players, num_hands
-        return cls(
-            key=np.zeros(B, np.uint64),
-            deal_index=np.zeros(B, np.int64),
-            deals_done=np.zeros(B, np.int32),
-            game_over=np.ones(B, bool),
-            deal_over=np.zeros(B, bool),
-            current_player=np.full(B, -1, np.int8),
-            phase=np.full(B, Phase.OVER, np.int8),
-            dealer=np.zeros(B, np.int8),
-            hand_bits=np.zeros((B, H), np.uint64),
-            leftover=np.full(B, -1, np.int8),
-            trump=np.full(B, -1, np.int8),
-            bids=np.full((B, P), -1, np.int8),
-            num_bids=np.zeros(B, np.int8),
-            declarer=np.full(B, -1, np.int8),
-            target=np.full(B, -1, np.int8),
-            shown_bits=np.zeros(B, np.uint64),
-            num_shown=np.zeros(B, np.int8),
-            stakes=np.zeros((B, P), np.int32),
-            pot=np.zeros(B, np.int64),
-            played_bits=np.zeros((B, H), np.uint64),
-            void_bits=np.zeros((B, H), np.uint64),
-            trick=np.full((B, H), -1, np.int8),
-            trick_size=np.zeros(B, np.int8),
-            leader=np.full(B, -1, np.int8),
-            to_play=np.full(B, -1, np.int8),
-            dummy_ctrl=np.full(B, -1, np.int8),
-            tricks_won=np.zeros((B, H), np.int8),
-            tricks_done=np.zeros(B, np.int8),
-            rank_cards=np.zeros((B, H), np.int8),
-            called=np.zeros((B, P), bool),
-            totals=np.zeros((B, P), np.int64),
-            winners=np.zeros((B, P), bool),
-            has_result=np.zeros(B, bool),
-            last_deal=np.zeros(B, np.int32),
-            last_declarer=np.zeros(B, np.int8),
-            last_target=np.zeros(B, np.int8),
-            last_tricks=np.zeros((B, H), np.int8),
-            last_called=np.zeros((B, P), bool),
-            last_hitters=np.zeros((B, P), bool),
-            last_points=np.zeros((B, P), np.int64),
-            last_stakes=np.zeros((B, P), np.int32),
-            last_share=np.zeros((B, P), np.float64),
-            last_final_share=np.zeros((B, P), np.float64),
-            last_carry=np.zeros(B, np.int64),
-            last_chips=np.zeros((B, P), np.float64),
-        )
+        return cls.allocate_arrays(B=batch_size, P=num_players, H=num_hands)
 
     # -- bool views of the card bit sets (read-only copies) -------------------------------
     def hands(self) -> np.ndarray:
