@@ -305,8 +305,10 @@ class AbracadabraEngine(BatchEngine):
         (:func:`~.kernels.legal_action_mask`)."""
         s = self.state
         mask = np.empty((self.batch_size, NUM_ACTIONS), bool)
-        code, fixed = s.bound_kernel("mask", kernels.legal_action_mask, (mask,), lambda: (
-            self.cards_each, s.episode, s.deal, s.bidding, s.play))
+        # the state's cache entry, or (the first time) bound_kernel: no closure per call
+        code, fixed = s.kernel_cache.get("mask") or s.bound_kernel(
+            "mask", kernels.legal_action_mask, (mask,),
+            lambda: (self.cards_each, s.episode, s.deal, s.bidding, s.play))
         code(mask, *fixed)
         return mask
 
@@ -324,11 +326,11 @@ class AbracadabraEngine(BatchEngine):
         s = self.state
         ended = np.empty(B, np.intp)
         # the key fixes active's type: None or a C-contiguous bool array (check_active)
-        step_games, fixed = s.bound_kernel(
-            "step" if active is None else "step active", kernels.step_games,
-            (actions, active, ended), lambda: (self.cards_each, self.config.ante, self._raise,
-                                               self._auto_call, s.episode, s.deal, s.bidding,
-                                               s.play))
+        key = "step" if active is None else "step active"
+        step_games, fixed = s.kernel_cache.get(key) or s.bound_kernel(
+            key, kernels.step_games, (actions, active, ended),
+            lambda: (self.cards_each, self.config.ante, self._raise, self._auto_call,
+                     s.episode, s.deal, s.bidding, s.play))
         bad, n = step_games(actions, active, ended, *fixed)
         if bad >= 0:  # nothing has changed
             self._illegal(bad, int(actions[bad]))
@@ -391,8 +393,9 @@ class AbracadabraEngine(BatchEngine):
         s = self.state
         dtype = out.dtype.char  # "f" (float32) or "b" (int8)
         # the key fixes out's type: a C-contiguous row of its dtype (the caller's promise)
-        code, fixed = s.bound_kernel("observe one " + dtype, observe_game, (0, seat, out),
-                                     lambda: (self._observe_settings, *observed(s)))
+        key = "observe one " + dtype
+        code, fixed = s.kernel_cache.get(key) or s.bound_kernel(
+            key, observe_game, (0, seat, out), lambda: (self._observe_settings, *observed(s)))
         code(0, seat, out, *fixed)
 
     # ===================================================================================

@@ -324,8 +324,8 @@ def encode(state: AbracadabraState, settings: tuple, seats: np.ndarray | None,
     # the key fixes the types of seats (None or C-contiguous intp) and out (its dtype;
     # C-contiguous, checked by the engine's observe)
     key = ("observe " if seats is None else "observe seats ") + dtype
-    code, fixed = state.bound_kernel(key, observe_games, (seats, out), lambda: (
-        settings, *observed(state)))
+    code, fixed = state.kernel_cache.get(key) or state.bound_kernel(
+        key, observe_games, (seats, out), lambda: (settings, *observed(state)))
     code(seats, out, *fixed)
 
 
