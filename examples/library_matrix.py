@@ -11,7 +11,8 @@ timeout / skip, the seconds, and the error's last line:
   ``<out>/logs/<recipe>__<table>.log``.
 
 ``--out`` defaults to ``runs/library_matrix`` (ignored by git); the committed matrix is
-written with ``--out results/integrations``.
+written with ``--out results/integrations``. ``--update`` redoes the cells asked for and
+keeps the others of the ``matrix.csv`` already there.
 
 AgileRL and pufferlib-core pin versions that conflict with this project's environment
 (docs/integrations.md): run them from a venv of their own with ``--python

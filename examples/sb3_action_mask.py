@@ -1,7 +1,7 @@
 """Stable-Baselines3: PettingZoo's SB3 action-mask tutorial, with our env swapped in.
 
 PettingZoo's tutorial "SB3: Action Masked PPO for Connect Four"
-(``tutorials/SB3/connect_four/sb3_connect_four_action_mask.py``) as written there, with
+(``tutorials/SB3/connect_four/sb3_connect_four_action_mask.py``) in its structure, with
 ``connect_four_v3`` replaced by one of our tables:
 
 - ``SB3ActionMaskWrapper`` (a ``pettingzoo.utils.BaseWrapper``) makes the AEC game look
@@ -10,14 +10,18 @@ PettingZoo's tutorial "SB3: Action Masked PPO for Connect Four"
   the reward, termination and info of the agent that just acted, ``action_mask()`` reads
   the mask of the agent to act. One model thus plays every seat.
 - sb3-contrib's ``ActionMasker`` + ``MaskablePPO(MaskableActorCriticPolicy, ...)`` train it;
-  the model is saved as ``<env name>_<time>.zip`` (here under ``--model-dir``).
+  the model is saved as ``<env name>_<time>.zip``.
 - ``eval_action_mask`` loads the latest model and plays it in every seat but the first,
   which plays uniformly random legal moves (``action_space.sample(action_mask)``), then
-  reports the tutorial's numbers (wins, total rewards, winrate); then ``--watch-games``
-  games with ``render_mode="human"``.
+  reports the tutorial's numbers (rewards, scores, winrate); then ``--watch-games`` games
+  with ``render_mode="human"``.
 
-The tutorial's reward is Connect Four's +1/-1; ours is the game's points, so its "winrate"
-counts the games in which a trained seat scored the most.
+What differs from the tutorial: the wrapper is also a ``gymnasium.Env`` (the tutorial
+asks for gymnasium <= 0.29.1; gymnasium 1.x wraps only a ``gymnasium.Env``); the model is
+saved under ``--model-dir``; ``--n-steps`` and ``--batch-size`` reach ``MaskablePPO``
+(SB3's defaults by default) so that a smoke run can be tiny; and, with more than two
+seats, "winrate" is the trained seats' share of the winners' points (the tutorial counts
+``player_1``'s). Our rewards are the game's points, not Connect Four's +1/-1.
 
 Run: ``python examples/sb3_action_mask.py --game abracadabra --variant three --steps 20480``
 """
