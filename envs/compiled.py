@@ -33,6 +33,8 @@ card set, in kernels and in numpy alike.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numba
 import numpy as np
@@ -132,6 +134,67 @@ class KernelState:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self.__dict__["kernel_cache"] = {}
+
+
+@dataclass(frozen=True)
+class StateArray:
+    """How a state field is allocated: its dtype, its axes (one letter per axis, ``B``
+    the games, the others the state's own: ``"B"``, ``"BP"``...) and the value it starts
+    with. A group's fields give theirs as defaults (:class:`GroupedState`)."""
+
+    dtype: object
+    axes: str = "B"
+    fill: object = 0
+
+    def new(self, sizes: dict[str, int]) -> np.ndarray:
+        """A fresh array of this field for ``sizes`` (each axis letter's length)."""
+        return np.full(tuple(sizes[axis] for axis in self.axes), self.fill, self.dtype)
+
+
+class GroupedState(KernelState):
+    """Base of a state dataclass declared as groups of arrays: ``typing.NamedTuple``
+    classes whose fields are arrays, each field with its :class:`StateArray` as default
+    (its dtype, axes and start value) and a comment. A subclass names its groups once,
+    ``class S(GroupedState, groups={"play": Play, ...})``; its dataclass fields are then
+    the groups' fields, in their order (read as ``state.trick``, found by
+    ``dataclasses.fields``, given by name to the constructor), and each group is an
+    attribute holding those same arrays (``state.play.trick is state.trick``), built once
+    per state: what the compiled kernels take (numba types a named tuple of arrays and
+    reads its fields as the arrays themselves). Copies and unpickled states rebuild their
+    groups from their own arrays."""
+
+    groups: ClassVar[dict[str, type]] = {}
+
+    def __init_subclass__(cls, groups: dict[str, type] | None = None, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if groups is not None:
+            undeclared = [name for group in groups.values() for name in group._fields
+                          if not isinstance(group._field_defaults.get(name), StateArray)]
+            if undeclared:
+                raise TypeError(f"{cls.__name__}: fields without a StateArray: {undeclared}")
+            cls.groups = dict(groups)
+            # the dataclass decorator, applied next, reads the fields from these
+            cls.__annotations__ = {name: "np.ndarray" for group in groups.values()
+                                   for name in group._fields}
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for attribute, group in self.groups.items():
+            object.__setattr__(self, attribute,
+                               group._make(getattr(self, name) for name in group._fields))
+
+    @classmethod
+    def allocate_arrays(cls, **sizes: int) -> GroupedState:
+        """A state of fresh arrays, each field's :class:`StateArray` for ``sizes``."""
+        return cls(**{name: spec.new(sizes) for group in cls.groups.values()
+                      for name, spec in group._field_defaults.items()})
+
+    def __getstate__(self) -> dict:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.__post_init__()
 
 
 def copy_items(dst: np.ndarray, dst_start: int, src: np.ndarray) -> None:

@@ -10,8 +10,9 @@ docs/rules.md sections A–M.
 
 The fields are declared once, in groups by the part of the rules they belong to
 (:class:`Episode`, :class:`Deal`, :class:`Bidding`, :class:`Play`, :class:`Match`,
-:class:`LastDeal`), each with its dtype, axes and start value (:class:`StateArray`);
-:class:`AbracadabraState` holds them flat and by group (:class:`GroupedState`), and the
+:class:`LastDeal`), each with its dtype, axes and start value
+(:class:`~envs.compiled.StateArray`); :class:`AbracadabraState` holds them flat and by
+group (:class:`~envs.compiled.GroupedState`), and the
 compiled kernels take the groups they read and write.
 """
 
@@ -19,12 +20,12 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, fields
-from typing import ClassVar, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from envs.cards import NUM_CARDS
-from envs.compiled import KernelState
+from envs.compiled import GroupedState, StateArray
 
 from .rules import Phase
 
@@ -39,67 +40,6 @@ def unpack_cards(card_sets: np.ndarray) -> np.ndarray:
     flat = np.ascontiguousarray(words).reshape(-1).view(np.uint8)
     bits = np.unpackbits(flat, bitorder="little").reshape(*words.shape, 64)
     return bits[..., :NUM_CARDS].view(bool)
-
-
-@dataclass(frozen=True)
-class StateArray:
-    """How a state field is allocated: its dtype, its axes (``B`` games, ``P`` players,
-    ``H`` hands: ``"B"``, ``"BP"``, ``"BH"``) and the value it starts with. A group's
-    fields give theirs as defaults (:class:`GroupedState`)."""
-
-    dtype: object
-    axes: str = "B"
-    fill: object = 0
-
-    def new(self, sizes: dict[str, int]) -> np.ndarray:
-        """A fresh array of this field for ``sizes`` (each axis letter's length)."""
-        return np.full(tuple(sizes[axis] for axis in self.axes), self.fill, self.dtype)
-
-
-class GroupedState(KernelState):
-    """Base of a state dataclass declared as groups of arrays: ``typing.NamedTuple``
-    classes whose fields are arrays, each field with its :class:`StateArray` as default
-    (its dtype, axes and start value) and a comment. A subclass names its groups once,
-    ``class S(GroupedState, groups={"play": Play, ...})``; its dataclass fields are then
-    the groups' fields, in their order (read as ``state.trick``, found by
-    ``dataclasses.fields``, given by name to the constructor), and each group is an
-    attribute holding those same arrays (``state.play.trick is state.trick``), built once
-    per state: what the compiled kernels take (numba types a named tuple of arrays and
-    reads its fields as the arrays themselves). Copies and unpickled states rebuild their
-    groups from their own arrays."""
-
-    groups: ClassVar[dict[str, type]] = {}
-
-    def __init_subclass__(cls, groups: dict[str, type] | None = None, **kwargs) -> None:
-        super().__init_subclass__(**kwargs)
-        if groups is not None:
-            undeclared = [name for group in groups.values() for name in group._fields
-                          if not isinstance(group._field_defaults.get(name), StateArray)]
-            if undeclared:
-                raise TypeError(f"{cls.__name__}: fields without a StateArray: {undeclared}")
-            cls.groups = dict(groups)
-            # the dataclass decorator, applied next, reads the fields from these
-            cls.__annotations__ = {name: "np.ndarray" for group in groups.values()
-                                   for name in group._fields}
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        for attribute, group in self.groups.items():
-            object.__setattr__(self, attribute,
-                               group._make(getattr(self, name) for name in group._fields))
-
-    @classmethod
-    def allocate_arrays(cls, **sizes: int) -> GroupedState:
-        """A state of fresh arrays, each field's :class:`StateArray` for ``sizes``."""
-        return cls(**{name: spec.new(sizes) for group in cls.groups.values()
-                      for name, spec in group._field_defaults.items()})
-
-    def __getstate__(self) -> dict:
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self.__post_init__()
 
 
 class Episode(NamedTuple):
