@@ -2,8 +2,9 @@
 duplicate deals, with the time each takes per decision.
 
 A rung is one agent X against the field of the reference R, the strongest heuristic of
-the game (:data:`REFERENCE`): the one-seat evaluation of :mod:`arena.one_seat`, line-up
-``X, R, R, …``, every deal under every seat rotation, the same deal keys on every rung
+the game (its descriptor's ``reference``; the base rungs are its ``ladder``, weakest
+first): the one-seat evaluation of :mod:`arena.one_seat`, line-up ``X, R, R, …``, every
+deal under every seat rotation, the same deal keys on every rung
 (the tournament seed). Its strength is the paired difference
 
     d[X] = mean over deals of ( X's mean points in the deal - the R copies' mean points )
@@ -39,18 +40,21 @@ from envs import registry
 from records.output import atomic_files
 from records.provenance import machine_line, utc_now
 
-#: the strongest heuristic of each game: every rung is measured against it
-REFERENCE = {"abracadabra": "heuristic", "four_aces": "lookahead"}
-#: the agents of the ladder below the search rungs, weakest first (aliases left out:
-#: Abracadabra's ``expected_tricks`` plays as ``heuristic``, Four Aces' ``heuristic`` is
-#: ``lookahead``)
-BASE_RUNGS = {
-    "abracadabra": ("random", "sure_tricks", "control", "heuristic", "policy"),
-    "four_aces": ("random", "greedy", "lookahead", "policy"),
-}
 #: the columns of the ladder table
 COLUMNS = ("rung", "agent", "seed", "deals", "mean_points", "diff", "ci_low", "ci_high",
            "ms_per_decision", "decisions_timed", "tournament_s", "command")  # fmt: skip
+
+
+def reference_of(game: str) -> str:
+    """The agent every rung of ``game`` is measured against, its strongest heuristic
+    (``Game.reference``); ``ValueError`` in one line when the game declares none."""
+    return registry.get(game).require("reference", "ladder reference")
+
+
+def base_rungs(game: str) -> tuple[str, ...]:
+    """The agents of ``game``'s ladder below the search rungs, weakest first
+    (``Game.ladder``); ``ValueError`` in one line when the game declares none."""
+    return registry.get(game).require("ladder", "ladder rungs")
 
 
 @dataclass(frozen=True)
@@ -64,11 +68,12 @@ class Rung:
 
 
 def default_rungs(game: str, worlds: list[int], rollout: str | None = None,
-                  objective: str = "points", guided_worlds: list[int] = ()) -> list[Rung]:
-    """The base rungs of ``game``, one PIMC rung per world count (``pimc<W>``) and one
-    network-guided search rung per count of ``guided_worlds`` (``pimc_policy<W>``: PIMC
-    with the committed policy's rollouts)."""
-    rungs = [Rung(name, name) for name in BASE_RUNGS[game]]
+                  objective: str = "points", guided_worlds: list[int] = (),
+                  base: list[str] | None = None) -> list[Rung]:
+    """The base rungs (``base``, default the game's :func:`base_rungs`), one PIMC rung per
+    world count (``pimc<W>``) and one network-guided search rung per count of
+    ``guided_worlds`` (``pimc_policy<W>``: PIMC with the committed policy's rollouts)."""
+    rungs = [Rung(name, name) for name in (base_rungs(game) if base is None else base)]
     for w in worlds:
         kwargs = {"worlds": int(w), "objective": objective}
         if rollout is not None:
@@ -83,7 +88,7 @@ def default_rungs(game: str, worlds: list[int], rollout: str | None = None,
 def rung_label(game: str, rung: Rung) -> str:
     """The label of ``rung``'s entrant in its tournament: its own, starred for the
     reference's rung (``heuristic*``) so that it differs from the copies'."""
-    reference = REFERENCE[game]
+    reference = reference_of(game)
     return rung.label if rung.label != reference else f"{reference}*"
 
 
@@ -98,7 +103,7 @@ def check_rungs(game: str, options: dict, rungs: list[Rung], deals: int,
             raise ValueError(f"seed={seed!r} is not allowed: expected an integer >= 0")
     for rung in rungs:
         try:
-            check_one_seat(game, rung.name, REFERENCE[game], deals, seeds[0], options,
+            check_one_seat(game, rung.name, reference_of(game), deals, seeds[0], options,
                            rung_label(game, rung), rung.kwargs, chunk_size)
         except ValueError as err:
             raise ValueError(f"rung {rung.label!r}: {err}") from None
@@ -109,7 +114,7 @@ def play_rung(game: str, options: dict, rung: Rung, deals: int, seed: int, work_
     """The tournament of ``rung`` against the reference (module doc), resumable in
     ``work_dir / <label>_seed<seed>``; its row of the ladder table (without timing)."""
     start = time.perf_counter()
-    measured = evaluate_one_seat(game, rung.name, REFERENCE[game], deals, seed, options,
+    measured = evaluate_one_seat(game, rung.name, reference_of(game), deals, seed, options,
                                  label=rung_label(game, rung), candidate_kwargs=rung.kwargs,
                                  workers=workers, chunk_size=chunk_size,
                                  out_dir=work_dir / f"{rung.label}_seed{seed}",
@@ -131,7 +136,7 @@ def time_per_decision(game: str, options: dict, rung: Rung, deals: int, seed: in
 
     engine = registry.make_engine(game, 1, **options)
     entrant = agents.make_from_spec(rung.name, game, seed=seed, **rung.kwargs)
-    reference = agents.make(REFERENCE[game], game, seed=seed + 1)
+    reference = agents.make(reference_of(game), game, seed=seed + 1)
     seconds, decisions = 0.0, 0
     one = np.zeros(1, np.int64)
     for key in deal_keys(seed, range(deals)):
@@ -184,7 +189,7 @@ def run_ladder(game: str, options: dict, rungs: list[Rung], deals: int, seed: in
 def ladder_markdown(table: pd.DataFrame, game: str, options: dict, command: str,
                     timing_deals: int) -> str:
     """The ladder as a markdown document headed by the command, machine and date."""
-    reference = REFERENCE[game]
+    reference = reference_of(game)
     first = table.iloc[0]
     lines = [
         f"# Strength ladder: {game}"
@@ -237,7 +242,7 @@ def plot_ladder(table: pd.DataFrame, game: str, path: str | os.PathLike) -> None
     ax.axhline(0.0, color="grey", lw=0.8)
     ax.set_xscale("log")
     ax.set_xlabel("CPU milliseconds per decision (one game at a time, log scale)")
-    ax.set_ylabel(f"points per deal minus {REFERENCE[game]} (95 % CI)")
+    ax.set_ylabel(f"points per deal minus {reference_of(game)} (95 % CI)")
     ax.set_title(f"{game}: strength against time per decision")
     ax.grid(alpha=0.3)
     fig.tight_layout()

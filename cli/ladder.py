@@ -23,6 +23,8 @@ from records.output import check_output
 
 #: where the files go without --out (runs/ is ignored by git)
 DEFAULT_OUT = "runs/ladder"
+#: the PIMC rungs' world counts without --worlds, for a game that provides search rollouts
+DEFAULT_WORLDS = "8,32"
 #: the most worlds of a PIMC rung (PIMC's max_rows: the most games of one rollout batch)
 MAX_WORLDS = 65_536
 
@@ -38,8 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="duplicate deals of every rung, each under every seat "
                              "rotation (default 500)")
     parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
-    parser.add_argument("--worlds", default="8,32",
-                        help="comma-separated world counts of the PIMC rungs (default 8,32)")
+    parser.add_argument("--worlds", default=None,
+                        help=f"comma-separated world counts of the PIMC rungs (default "
+                             f"{DEFAULT_WORLDS}; none for a game without search rollouts)")
     parser.add_argument("--rollout", default=None,
                         help="PIMC rollout policy (default: the agent's default)")
     parser.add_argument("--guided-worlds", default="",
@@ -112,16 +115,18 @@ def run(args: argparse.Namespace) -> int:
     """Play the ladder, write its files and print their paths; a bad argument is a
     ValueError with the whole message."""
     from arena.ladder import (
-        BASE_RUNGS,
-        Rung,
+        base_rungs,
         default_rungs,
         ladder_files,
         run_ladder,
         write_ladder,
     )
 
+    game = registry.get(args.game)
+    if args.worlds is None:  # before command_line(args): the report names the counts played
+        args.worlds = DEFAULT_WORLDS if game.rollouts else ""
     options: dict = {}
-    table = registry.get(args.game).table_option
+    table = game.table_option
     value = {"variant": args.variant, "num_players": args.players}[table]
     other = args.players if table == "variant" else args.variant
     if other is not None:
@@ -138,14 +143,13 @@ def run(args: argparse.Namespace) -> int:
     for flag, seed in (("--seed", args.seed), ("--confirm-seed", args.confirm_seed)):
         if seed is not None and seed < 0:
             raise ValueError(f"{flag} {seed} is not allowed: expected an integer >= 0")
-    rungs = default_rungs(args.game, worlds, args.rollout, args.objective, guided)
-    if args.rungs is not None:
-        base = [Rung(n.strip(), n.strip()) for n in args.rungs.split(",") if n.strip()]
-        rungs = base + [r for r in rungs if r.name in ("pimc", "pimc_policy")]
-    config = registry.make_config(args.game, **options)
-    name = f"{args.game}_{config.variant if table == 'variant' else f'{config.num_players}p'}"
+    base = None if args.rungs is None else [n.strip() for n in args.rungs.split(",")
+                                            if n.strip()]
+    rungs = default_rungs(args.game, worlds, args.rollout, args.objective, guided, base)
+    registry.make_config(args.game, **options)  # a bad table: its one-line ValueError
+    name = f"{args.game}_{game.table_name(**options)}"
     if not rungs:
-        raise ValueError(f"no rungs: give --worlds or --rungs (e.g. {BASE_RUNGS[args.game]})")
+        raise ValueError(f"no rungs: give --worlds or --rungs (e.g. {base_rungs(args.game)})")
     work = args.work if args.work is not None else f"runs/ladder/{name}"
     check_output(args.out, ladder_files(name), f"the ladder {name}", force=args.force)
     check_output(work, (), "the rungs' tournaments", flag="--work")

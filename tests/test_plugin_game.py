@@ -138,15 +138,46 @@ def test_bench_runs_the_games_rows_and_agents(tmp_path):
     (("demo", "--games", NAME), "game 'high_card' provides no demo recipe"),
     (("tournament", "--game", NAME, "--agents", "random,pimc", "--deals", "2"),
      "game 'high_card' provides no search rollouts"),
+    (("exploit", "--game", NAME, "--target", "random", "--minutes", "1", "--no-progress"),
+     "game 'high_card' provides no exploit recipe"),
 ])
 def test_commands_refuse_what_the_game_does_not_provide(tmp_path, args, words):
     one_line_refusal(cardrl(*args, "--out", str(tmp_path / "out"), check=False), words)
 
 
-@pytest.mark.xfail(strict=True, reason="arena/ladder.py (paired-evaluation refactor) still "
-                   "keys its rungs by game name; it is to read Game.reference and Game.ladder")
-def test_ladder(tmp_path):
-    cardrl("ladder", "--game", NAME, "--deals", "4", "--out", str(tmp_path / "ladder"))
+def test_ladder_plays_the_games_rungs_against_its_reference(tmp_path):
+    """The rungs are the descriptor's ``ladder`` against its ``reference``; no PIMC rungs
+    by default where the game provides no search rollouts, one line when asked for."""
+    cardrl("ladder", "--game", NAME, "--deals", "4", "--timing-deals", "1",
+           "--out", str(tmp_path / "ladder"), "--work", str(tmp_path / "work"))
+    table = (tmp_path / "ladder" / "high_card_3p.csv").read_text().splitlines()
+    assert [row.split(",")[0] for row in table[1:]] == ["random", "highest"]
+    assert "`X,highest,highest,…`" in (tmp_path / "ladder" / "high_card_3p.md").read_text()
+    done = cardrl("ladder", "--game", NAME, "--deals", "4", "--worlds", "8", "--out",
+                  str(tmp_path / "pimc"), "--work", str(tmp_path / "work2"), check=False)
+    one_line_refusal(done, "rung 'pimc8': game 'high_card' provides no search rollouts")
+    assert not (tmp_path / "pimc").exists() and not (tmp_path / "work2").exists()
+
+
+@pytest.mark.parametrize(("missing", "words"), [({"reference": None}, "no ladder reference"),
+                                                ({"ladder": ()}, "no ladder rungs")])
+def test_ladder_refuses_a_game_without_reference_or_rungs(third_game, tmp_path, capsys,
+                                                          missing, words):
+    from dataclasses import replace
+
+    from cli.main import main
+
+    bare = replace(third_game.GAME, name="high_card_bare", **missing)
+    registry.register(bare)
+    try:
+        status = main(["ladder", "--game", bare.name, "--deals", "2", "--out",
+                       str(tmp_path / "out"), "--work", str(tmp_path / "work")])
+    finally:
+        registry.unregister(bare.name)
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(lines) == 1, lines
+    assert f"game 'high_card_bare' provides {words}" in lines[0]
+    assert not (tmp_path / "out").exists() and not (tmp_path / "work").exists()
 
 
 # -- the web app --------------------------------------------------------------------------
