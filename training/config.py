@@ -116,8 +116,8 @@ class PPOConfig:
                         "; batch_ppo.", choices=_features)
     delegate: str | None = opt(None, "Agent making the decisions the net does not "
                                "(agents/policy/delegate.py); batch_ppo.")
-    symmetry: str = opt("none", "suits: canonical suit order (agents/four_aces/symmetry.py); "
-                        "batch_ppo.")
+    symmetry: str = opt("none", "A symmetry the game registers, e.g. suits: canonical suit "
+                        "order (agents/policy/features.py); batch_ppo.")
 
 
 @documented

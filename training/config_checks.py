@@ -1,7 +1,8 @@
 """The checks of a training config that read more than one field, run once every field is
 well typed (:func:`training.config.config_from_dict`): the game's options (its config
 class), the agents named (the game's, or ``policy:PATH``), the network's input transforms
-(checked by their own modules against the game and its options), and what the training
+(checked by their own modules against the game and its options: the feature sets and
+symmetries each game registers, :mod:`agents.policy.features`), and what the training
 algorithms need of each other's sections. Each problem is one string."""
 
 from __future__ import annotations
@@ -19,9 +20,8 @@ TrainConfig = Any
 
 def check_combination(cfg: TrainConfig, problems: list[str]) -> None:
     """Append to ``problems`` what ``cfg`` (well typed) asks that cannot be."""
-    from agents.four_aces.symmetry import check_symmetry
     from agents.policy.delegate import check_delegate
-    from agents.policy.features import check_features
+    from agents.policy.features import check_features, check_symmetry
 
     game_config = _check_options(cfg, problems)
     _check_opponents(cfg, problems)

@@ -1,46 +1,175 @@
-"""Input feature sets of policy networks, by name.
+"""Input transforms of policy networks, by name: feature sets, symmetries, and the former
+observations a network may read.
 
-A policy's model config names its features (``features: none | abracadabra | four_aces |
-...``, see :data:`FEATURES`); the network input is ``concat(obs, features(obs, masks))``
+A policy's model config names its features (``features: none | <a registered set>``, see
+:data:`FEATURES`); the network input is ``concat(obs, features(obs, masks))``
 (:meth:`agents.policy.net.PolicyNet.prepare`): most sets read the observation alone,
-``abracadabra_advice`` and ``abracadabra_cards`` also the legal-action masks. The
-features themselves are game knowledge and live beside each game's heuristics:
-:mod:`agents.abracadabra.features`, :mod:`agents.four_aces.features`.
+some also the legal-action masks. The features themselves are game knowledge: each game
+registers its sets from its own package (``agents/<game>/registration.py``, with
+:func:`register`), under names that checkpoints and configs store, and each set fits only
+the game that registered it. The symmetries a game's policies may use
+(:func:`register_symmetry`, ``symmetry: none | <a registered symmetry>``) and the
+observations of its former environment versions (:func:`register_former_observation`)
+are registered the same way.
+
+Registered pieces are ``"module:attribute"`` strings (an attribute may be dotted:
+``"module:LAYOUT.size"``), imported on first use. Reading a table imports the
+registration of every game of :mod:`envs.registry` first, so the tables are complete
+whoever asks; a game that lives outside ``agents/`` registers its pieces itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from agents.abracadabra.features import (
-    ABRACADABRA_ADVICE_SIZE,
-    ABRACADABRA_CARDS_SIZE,
-    ABRACADABRA_SIZE,
-    abracadabra_advice_features,
-    abracadabra_cards_features,
-    abracadabra_features,
-)
-from agents.four_aces.features import (
-    FOUR_ACES_LOOKAHEAD_SIZE,
-    FOUR_ACES_REFILL_SIZE,
-    FOUR_ACES_REFILL_TURNS_SIZE,
-    FOUR_ACES_SIZE,
-    FOUR_ACES_TURNS_SIZE,
-    four_aces_features,
-    four_aces_lookahead_features,
-    four_aces_refill_features,
-    four_aces_refill_turns_features,
-    four_aces_turns_features,
-)
-from envs.abracadabra.observation import LAYOUT as ABRACADABRA_LAYOUT
-from envs.abracadabra.observation import V0_SIZE as ABRACADABRA_V0_SIZE
+from envs import registry
+
+#: a feature set's function: (observations float32 [N, D], masks bool [N, A] or None) ->
+#: float32 [N, F]
+FeatureFn = Callable[[np.ndarray, "np.ndarray | None"], np.ndarray]
+
+
+@dataclass(frozen=True)
+class FeatureSet:
+    """One registered feature set (:func:`register`)."""
+
+    game: str  #: the game whose observations it reads (the only game it fits)
+    function: str  #: "module:function" of ``(observations[, masks], **kwargs) -> [N, F]``
+    size: str  #: "module:attribute" of its number of columns F
+    masks: bool = False  #: the function reads the legal-action masks too
+    kwargs: dict = field(default_factory=dict)  #: keyword arguments of the function
+    #: the game options its values are computed for (a set that reads one scoring rule)
+    computed_for: dict = field(default_factory=dict)
+
+
+#: the set of no features (the raw observation), every game's
+NONE = "none"
+_SETS: dict[str, FeatureSet] = {}
+_LOADED: dict[str, tuple[int, FeatureFn | None]] = {NONE: (0, None)}
+_SYMMETRIES: dict[str, list[str]] = {}  # game -> its symmetries besides "none"
+_FORMER: list[tuple[str, str]] = []  # ("module:attribute" former size, current size)
+_READ: set[str] = set()  # the games whose registration was imported
+
+
+def register(game: str, name: str, function: str, size: str, *, masks: bool = False,
+             kwargs: dict | None = None, computed_for: dict | None = None) -> None:
+    """Register the feature set ``name`` of ``game``: ``function`` and ``size`` as
+    ``"module:attribute"`` strings, whether the function reads the legal-action ``masks``,
+    its keyword arguments and the game options its values are ``computed_for``. The same
+    registration again changes nothing; another set of a registered name is a
+    ``ValueError``."""
+    entry = FeatureSet(game, function, size, masks, dict(kwargs or {}), dict(computed_for or {}))
+    if name == NONE or _SETS.get(name, entry) != entry:
+        raise ValueError(f"feature set {name!r} is registered already")
+    _SETS[name] = entry
+
+
+def register_symmetry(game: str, name: str) -> None:
+    """Register ``name`` as a symmetry the policies of ``game`` may use (``symmetry:``)."""
+    if name not in _SYMMETRIES.setdefault(game, []):
+        _SYMMETRIES[game].append(name)
+
+
+def register_former_observation(former: str, current: str) -> None:
+    """Register a former environment version's observation size whose columns start the
+    current version's observation (``"module:attribute"`` of both sizes): a network
+    trained on the former reads that prefix of the current observation."""
+    if (former, current) not in _FORMER:
+        _FORMER.append((former, current))
+
+
+def _registered() -> None:
+    """Import the registration of every game not read yet (``agents/<game>/registration.py``,
+    where a game has one), so that the tables hold every game's pieces."""
+    for game in registry.GAMES:
+        if game in _READ:
+            continue
+        _READ.add(game)
+        module = ".".join(("agents", game, "registration"))
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as error:
+            if error.name is None or not module.startswith(error.name):
+                raise
+
+
+def _load(target: str) -> Any:
+    """The object ``"module:attribute"`` names (a dotted attribute read step by step)."""
+    module_name, _, path = target.partition(":")
+    value: Any = importlib.import_module(module_name)
+    for attribute in path.split("."):
+        value = getattr(value, attribute)
+    return value
+
+
+def _loaded(name: str) -> tuple[int, FeatureFn | None]:
+    """(columns, function as a :data:`FeatureFn`) of the registered set ``name``."""
+    if name not in _LOADED:
+        entry = _SETS[name]
+        fn, kwargs = _load(entry.function), entry.kwargs
+        call = (lambda obs, masks: fn(obs, masks, **kwargs)) if entry.masks else (
+            lambda obs, masks: fn(obs, **kwargs))
+        _LOADED[name] = (int(_load(entry.size)), call)
+    return _LOADED[name]
+
+
+class _Features(Mapping):
+    """Feature set name -> (number of columns, its function): ``none`` first, then each
+    game's sets, the games in :data:`envs.registry.GAMES` order, a game's in the order it
+    registered them. Names are read without importing a set's module;
+    an entry is loaded when read."""
+
+    def __getitem__(self, name: str) -> tuple[int, FeatureFn | None]:
+        if name not in self:
+            raise KeyError(name)
+        return _loaded(name)
+
+    def __contains__(self, name: object) -> bool:
+        _registered()
+        return name == NONE or name in _SETS
+
+    def __iter__(self) -> Iterator[str]:
+        _registered()
+        order = {game: i for i, game in enumerate(registry.GAMES)}  # whoever registered first
+        return iter([NONE, *sorted(_SETS, key=lambda n: order.get(_SETS[n].game, len(order)))])
+
+    def __len__(self) -> int:
+        _registered()
+        return 1 + len(_SETS)
+
+
+#: feature set name -> (number of columns, its function)
+FEATURES: Mapping[str, tuple[int, FeatureFn | None]] = _Features()
+
+
+class _FormerObservations(Mapping):
+    """Observation size of a former environment version -> the current version's size,
+    whose observation starts with the former's columns (Abracadabra's v0 -> v1 appended
+    its "voids")."""
+
+    def _sizes(self) -> dict[int, int]:
+        _registered()
+        return {int(_load(former)): int(_load(current)) for former, current in _FORMER}
+
+    def __getitem__(self, size: int) -> int:
+        return self._sizes()[size]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._sizes())
+
+    def __len__(self) -> int:
+        return len(self._sizes())
+
 
 #: observation size of a former environment version -> the current version's size, whose
 #: observation starts with the former's columns: a network trained on the former reads
-#: that prefix of the current observation (abracadabra_v0 -> v1 appended "voids").
-FORMER_OBSERVATIONS = {ABRACADABRA_V0_SIZE: ABRACADABRA_LAYOUT.size}
+#: that prefix of the current observation
+FORMER_OBSERVATIONS: Mapping[int, int] = _FormerObservations()
 
 
 def reads_width(observation_size: int, width: int) -> bool:
@@ -49,39 +178,17 @@ def reads_width(observation_size: int, width: int) -> bool:
     return width == observation_size or FORMER_OBSERVATIONS.get(observation_size) == width
 
 
-#: a feature set's function: (observations float32 [N, D], masks bool [N, A] or None) ->
-#: float32 [N, F]
-FeatureFn = Callable[[np.ndarray, "np.ndarray | None"], np.ndarray]
-
-
-def _of_observations(fn: Callable[[np.ndarray], np.ndarray]) -> FeatureFn:
-    """A feature function of the observations alone, as a :data:`FeatureFn`."""
-    return lambda obs, masks: fn(obs)
-
-#: feature set name -> (number of columns, its function)
-FEATURES: dict[str, tuple[int, FeatureFn | None]] = {
-    "none": (0, None),
-    "abracadabra": (ABRACADABRA_SIZE, _of_observations(abracadabra_features)),
-    "abracadabra_advice": (ABRACADABRA_ADVICE_SIZE, abracadabra_advice_features),
-    "abracadabra_cards": (ABRACADABRA_CARDS_SIZE, abracadabra_cards_features),
-    "four_aces": (FOUR_ACES_SIZE, _of_observations(four_aces_features)),  # strict (default)
-    "four_aces_free": (FOUR_ACES_SIZE,
-                       _of_observations(lambda obs: four_aces_features(obs, "free"))),
-    "four_aces_refill": (FOUR_ACES_REFILL_SIZE,  # strict only
-                         _of_observations(four_aces_refill_features)),
-    "four_aces_turns": (FOUR_ACES_TURNS_SIZE,  # strict only
-                        _of_observations(four_aces_turns_features)),
-    "four_aces_refill_turns": (FOUR_ACES_REFILL_TURNS_SIZE,  # strict only
-                               _of_observations(four_aces_refill_turns_features)),
-    "four_aces_lookahead": (FOUR_ACES_LOOKAHEAD_SIZE,  # strict only
-                            _of_observations(four_aces_lookahead_features)),
-}
-
-
-#: feature set -> the game options its values are computed for (Four Aces' K3 scoring)
-COMPUTED_FOR = {"four_aces_free": {"scoring": "free"},
-                **{name: {"scoring": "strict"} for name in FEATURES
-                   if name.startswith("four_aces") and name != "four_aces_free"}}
+def check_symmetry(game: str, name: str) -> str:
+    """``name`` if it is a symmetry of ``game`` (``none``, or one it registered);
+    ValueError naming the allowed ones."""
+    _registered()
+    allowed = (NONE, *_SYMMETRIES.get(game, ()))
+    if name not in allowed:
+        others = [other for other, names in _SYMMETRIES.items() if name in names]
+        raise ValueError(f"symmetry={name!r} does not fit game {game!r}: expected one of "
+                         f"{allowed}" + (f" ({name!r} is a symmetry of {', '.join(others)} "
+                                         "only)" if others else ""))
+    return name
 
 
 def check_features(name: str, game: str | None = None, game_config=None) -> str:
@@ -89,12 +196,15 @@ def check_features(name: str, game: str | None = None, game_config=None) -> str:
     ``game_config``, the game's config object); ValueError naming what fits otherwise."""
     if name not in FEATURES:
         raise ValueError(f"features={name!r}: expected one of {tuple(FEATURES)}")
-    if game is not None and name != "none" and not name.startswith(game):
+    if name == NONE:
+        return name
+    entry = _SETS[name]
+    if game is not None and entry.game != game:
         raise ValueError(f"features: {name!r} does not fit game {game!r}")
-    rules = COMPUTED_FOR.get(name, {})
+    rules = entry.computed_for
     if game_config is not None and any(getattr(game_config, k) != v for k, v in rules.items()):
-        fits = [other for other, r in COMPUTED_FOR.items() if other.startswith(str(game)) and
-                all(getattr(game_config, k) == v for k, v in r.items())]
+        fits = [other for other, e in _SETS.items() if e.computed_for and e.game == game
+                and all(getattr(game_config, k) == v for k, v in e.computed_for.items())]
         raise ValueError(f"features: {name!r} is computed for {rules}, not the config's "
                          f"options: use {' or '.join(fits)}")
     return name
@@ -109,7 +219,7 @@ def with_features(name: str, observations: np.ndarray, masks: np.ndarray | None 
                   columns: int | None = None) -> np.ndarray:
     """``concat(obs[:, :columns], features(obs, masks))`` as float32 [N, columns + F]
     (the observation columns alone for "none"). ``masks``: the rows' legal-action masks
-    [N, A], which ``abracadabra_advice`` and ``abracadabra_cards`` need. ``columns``
+    [N, A], which the sets that read them need (:attr:`FeatureSet.masks`). ``columns``
     (default: all) keeps a prefix of the observation, for a network trained on a former
     environment version whose observation is that prefix; the features always read the
     whole observation."""

@@ -1,4 +1,4 @@
-"""Engineered Four Aces input features (agents/four_aces/features.py, named in
+"""Engineered input features (agents/<game>/features.py, registered by each game with
 agents/policy/features.py) and networks that use them."""
 
 from __future__ import annotations
@@ -30,7 +30,14 @@ from agents.four_aces.features import (
 from agents.four_aces.heuristics import LookaheadDiscarder
 from agents.four_aces.view import FourAcesView
 from agents.policy.agent import PolicyAgent, load_checkpoint, make_checkpoint, save_checkpoint
-from agents.policy.features import feature_size, with_features
+from agents.policy.features import (
+    FEATURES,
+    check_features,
+    check_symmetry,
+    feature_size,
+    register,
+    with_features,
+)
 from agents.policy.net import PolicyNet
 from envs.abracadabra.observation import slot_tables
 from envs.abracadabra.rules import EFFECTIVE_SUIT, TRICK_STRENGTH
@@ -143,6 +150,51 @@ def test_empty_hand_and_none_features():
     np.testing.assert_array_equal(with_features("none", raw), raw)
     with pytest.raises(ValueError, match="features"):
         feature_size("cards")
+
+
+def test_each_game_registers_its_own_sets_and_symmetries():
+    """The sets are registered from agents/<game>/registration.py, the games in registry
+    order, each fitting only the game that registered it; the names are those checkpoints
+    store, so the table is the same whichever game's agents were asked for first."""
+    abracadabra = ("abracadabra", "abracadabra_advice", "abracadabra_cards")
+    four_aces = ("four_aces", "four_aces_free", "four_aces_refill", "four_aces_turns",
+                 "four_aces_refill_turns", "four_aces_lookahead")
+    assert tuple(FEATURES) == ("none", *abracadabra, *four_aces)
+    for game, names in (("abracadabra", abracadabra), ("four_aces", four_aces)):
+        other = "four_aces" if game == "abracadabra" else "abracadabra"
+        for name in names:
+            assert check_features(name, game) == name
+            with pytest.raises(ValueError, match=f"{name!r} does not fit game {other!r}"):
+                check_features(name, other)
+    assert check_symmetry("four_aces", "suits") == "suits"
+    with pytest.raises(ValueError, match=r"expected one of \('none',\) \('suits' is a "
+                                         r"symmetry of four_aces only\)"):
+        check_symmetry("abracadabra", "suits")
+
+
+def test_a_feature_name_is_registered_once():
+    register("four_aces", "four_aces_free", "agents.four_aces.features:four_aces_features",
+             "agents.four_aces.features:FOUR_ACES_SIZE", kwargs={"scoring": "free"},
+             computed_for={"scoring": "free"})  # the same registration again: nothing
+    for name in ("four_aces", "none"):
+        with pytest.raises(ValueError, match=f"feature set {name!r} is registered already"):
+            register("four_aces", name, "agents.four_aces.features:four_aces_features",
+                     "agents.four_aces.features:FOUR_ACES_SIZE", kwargs={"scoring": "free"})
+
+
+def test_reading_the_feature_names_imports_no_features_module():
+    """The registrations name their functions as strings: reading the names (a config's
+    check) imports no game's feature module; a set is imported when used."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from agents.policy.features import FEATURES, check_features; "
+            "names = tuple(FEATURES); check_features('four_aces_refill', 'four_aces'); "
+            "print(sorted(m for m in sys.modules if m.endswith('.features')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "['agents.policy.features']", (
+        done.stdout + done.stderr)
 
 
 def test_config_field_is_checked():
