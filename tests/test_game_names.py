@@ -20,21 +20,6 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("envs", "agents", "records", "training", "arena", "bench", "web", "cli")
 #: the games of this repository (a literal list here: the test must not trust the code)
 GAMES = ("abracadabra", "four_aces")
-#: files that name a game today and are being changed by other work; each says what it
-#: needs from the descriptor. An entry that no longer names a game fails
-#: (test_known_pending_is_current), so the list only shrinks.
-KNOWN_PENDING: dict[str, str] = {
-    # paired-evaluation refactor: Game.reference (the ladder's reference agent) and
-    # Game.ladder (its default rungs) replace REFERENCE and BASE_RUNGS
-    "arena/ladder.py": "Game.reference, Game.ladder",
-    # paired-evaluation refactor: RECIPES and ASSUMED_STEPS_PER_SECOND become
-    # Game.exploit_config and Game.train_steps_per_second (declared already)
-    "training/exploit.py": "Game.exploit_config, Game.train_steps_per_second",
-    # feature-set names that equal game names ("abracadabra", "four_aces": stored in
-    # checkpoints and configs); the sets are to register from agents/<game>/ once the
-    # Four Aces refactor of agents/four_aces/ lands
-    "agents/policy/features.py": "feature sets registered by agents/<game>/",
-}
 
 
 def allowed(path: str) -> bool:
@@ -99,16 +84,10 @@ FOUND = found()
 
 
 def test_no_module_names_a_game_outside_its_places():
-    wrong = [f"{path}:{line}: {game!r}" for path, hits in FOUND.items()
-             if path not in KNOWN_PENDING for line, game in hits]
+    wrong = [f"{path}:{line}: {game!r}" for path, hits in FOUND.items() for line, game in hits]
     assert not wrong, ("a game named outside envs/<game>/, agents/<game>/ and the registries "
                        "(declare it in the game's descriptor, envs/<game>/game.py, and read "
                        "it from envs.registry):\n" + "\n".join(wrong))
-
-
-def test_known_pending_is_current():
-    stale = sorted(set(KNOWN_PENDING) - set(FOUND))
-    assert not stale, f"no game named in {stale} any more: remove them from KNOWN_PENDING"
 
 
 def test_the_scan_sees_what_it_is_meant_to():
