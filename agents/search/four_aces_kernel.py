@@ -19,8 +19,9 @@ compiled loop, on the engine's own kernels and scorer:
    are listed; the engine scores them as a step would
    (:meth:`~envs.four_aces.engine.FourAcesEngine.end_rounds`, K1–K4).
 
-The engine arrays are taken as the engine keeps them
-(:class:`~envs.four_aces.state.FourAcesState`), the scorer's tables as
+The engine's arrays are taken by the state's groups, as the engine's kernels take them
+(``match``, ``rnd`` and ``result``: :class:`~envs.four_aces.state.FourAcesState`'s
+``match``, ``round`` and ``result``), the scorer's tables as
 :func:`~envs.four_aces.scoring.scorer_tables` gives them.
 """
 
@@ -34,6 +35,7 @@ from envs.compiled import kernel
 from envs.four_aces.kernels import play_turn, refill_card, scoring_cards
 from envs.four_aces.rules import DECK_SIZE, DRAW, MAX_HAND
 from envs.four_aces.scoring import ScorerTables, score_set
+from envs.four_aces.state import Match, Result, Round
 
 _ONE = np.int64(1)
 
@@ -49,14 +51,13 @@ def set_value(bits: int, target_points: float, scorer: ScorerTables,
 
 
 @kernel
-def greedy_known_action(g: int, current_player: np.ndarray, deal_order: np.ndarray,
-                        stock_top: np.ndarray, hand: np.ndarray, table: np.ndarray,
-                        target_points: float, scorer: ScorerTables,
-                        slot_cards: np.ndarray) -> int:
+def greedy_known_action(g: int, match: Match, rnd: Round, target_points: float,
+                        scorer: ScorerTables, slot_cards: np.ndarray) -> int:
     """The ``greedy_known`` action of game ``g``'s mover (see the module doc, 2.)."""
-    s = current_player[g]
-    base = scoring_cards(g, s, hand, table, slot_cards.shape[0])  # hand and table (K1)
-    refill = refill_card(g, deal_order, stock_top)  # G6, G7
+    s = match.current_player[g]
+    hand = rnd.hand
+    base = scoring_cards(g, s, hand, rnd.table, slot_cards.shape[0])  # hand and table (K1)
+    refill = refill_card(g, rnd.deal_order, rnd.stock_top)  # G6, G7
     keep = set_value(base, target_points, scorer, slot_cards)
     best = -1
     best_value = -np.inf
@@ -76,43 +77,35 @@ def greedy_known_action(g: int, current_player: np.ndarray, deal_order: np.ndarr
         if value > best_value:
             best_value = value
             best = c
-    if best_value > keep or stock_top[g] >= DECK_SIZE:
+    if best_value > keep or rnd.stock_top[g] >= DECK_SIZE:
         return best
     return DRAW
 
 
 @kernel
-def greedy_known_actions(rows: np.ndarray, out: np.ndarray, current_player: np.ndarray,
-                         deal_order: np.ndarray, stock_top: np.ndarray, hand: np.ndarray,
-                         table: np.ndarray, target_points: float, scorer: ScorerTables,
+def greedy_known_actions(rows: np.ndarray, out: np.ndarray, match: Match, rnd: Round,
+                         target_points: float, scorer: ScorerTables,
                          slot_cards: np.ndarray) -> None:
     """``out[i]``: the ``greedy_known`` action of game ``rows[i]``'s mover
     (:func:`greedy_known_action`)."""
     for i in range(rows.shape[0]):
-        out[i] = greedy_known_action(rows[i], current_player, deal_order, stock_top, hand,
-                                     table, target_points, scorer, slot_cards)
+        out[i] = greedy_known_action(rows[i], match, rnd, target_points, scorer, slot_cards)
 
 
 @kernel
-def play_rounds(game_over: np.ndarray, deal_over: np.ndarray, current_player: np.ndarray,
-                deal_order: np.ndarray, stock_top: np.ndarray, hand: np.ndarray,
-                hand_size: np.ndarray, hand_limit: np.ndarray, discard: np.ndarray,
-                discard_size: np.ndarray, discard_counts: np.ndarray,
-                four_aces_now: np.ndarray, table: np.ndarray, target_points: float,
+def play_rounds(match: Match, rnd: Round, result: Result, target_points: float,
                 scorer: ScorerTables, slot_cards: np.ndarray, ended: np.ndarray) -> int:
     """Play every game that is neither over nor just past a round's end (``deal_over``)
     by ``greedy_known`` until a turn ends its round (H3, H4); write those games, in
     increasing order, to ``ended`` (int [B]) and return how many. Their rounds are not
     scored here: the caller hands them to the engine's round end, as a step does."""
     n = 0
-    for g in range(game_over.shape[0]):
-        if game_over[g] or deal_over[g]:
+    for g in range(match.game_over.shape[0]):
+        if match.game_over[g] or result.deal_over[g]:
             continue
         while True:
-            a = greedy_known_action(g, current_player, deal_order, stock_top, hand, table,
-                                    target_points, scorer, slot_cards)
-            if play_turn(g, a, current_player, deal_order, stock_top, hand, hand_size,
-                         hand_limit, discard, discard_size, discard_counts, four_aces_now):
+            a = greedy_known_action(g, match, rnd, target_points, scorer, slot_cards)
+            if play_turn(g, a, match, rnd):
                 break
         ended[n] = g
         n += 1

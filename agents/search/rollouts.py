@@ -123,8 +123,7 @@ class GreedyKnownFourAces:
         st, cfg = world.state, world.config
         rows = np.ascontiguousarray(rows, dtype=np.intp)
         out = np.empty(len(rows), np.int64)
-        greedy_known_actions(rows, out, st.current_player, st.deal_order, st.stock_top,
-                             st.hand, st.table, float(cfg.target_points),
+        greedy_known_actions(rows, out, st.match, st.round, float(cfg.target_points),
                              scorer_tables(cfg.scoring), np.empty(MAX_CARDS, np.int64))
         return out
 
@@ -138,11 +137,8 @@ class GreedyKnownFourAces:
 
         st, cfg = world.state, world.config
         ended = np.empty(world.batch_size, np.intp)
-        n = play_rounds(st.game_over, st.deal_over, st.current_player, st.deal_order,
-                        st.stock_top, st.hand, st.hand_size, st.hand_limit, st.discard,
-                        st.discard_size, st.discard_counts, st.four_aces_now, st.table,
-                        float(cfg.target_points), scorer_tables(cfg.scoring),
-                        np.empty(MAX_CARDS, np.int64), ended)
+        n = play_rounds(st.match, st.round, st.result, float(cfg.target_points),
+                        scorer_tables(cfg.scoring), np.empty(MAX_CARDS, np.int64), ended)
         if n:
             world.end_rounds(ended[:n])
         return world.last_points.astype(np.float64)

@@ -45,7 +45,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from envs.cards import CARD_NAMES, JOKER, NUM_CARDS, parse_card
-from envs.compiled import ArrayNames
 from envs.core import (
     BatchEngine,
     check_actions,
@@ -62,7 +61,6 @@ from envs.four_aces import kernels
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.observation import (
     LAYOUT,
-    OBSERVE_ONE_ARRAYS,
     encode,
     int8_error,
     observation_bounds,
@@ -86,22 +84,6 @@ from envs.four_aces.rules import (
 from envs.four_aces.scoring import MAX_CARDS, score_presence, scorer_tables
 from envs.four_aces.state import FourAcesState
 
-#: the state arrays the kernels of every step and reset take, in their order:
-#: :func:`~envs.four_aces.kernels.legal_action_mask`, :func:`~envs.four_aces.kernels.step_games`,
-#: :func:`~envs.four_aces.kernels.start_rounds`, :func:`~envs.four_aces.kernels.end_rounds`
-#: and :func:`~envs.four_aces.kernels.new_matches` (the observation's: beside its kernels)
-MASK_ARRAYS = ArrayNames("hand", "current_player", "stock_top", "game_over")
-STEP_ARRAYS = ArrayNames("game_over", "deal_over", "current_player", "deal_order", "stock_top",
-                         "hand", "hand_size", "hand_limit", "discard", "discard_size",
-                         "discard_counts", "four_aces_now")
-ROUND_ARRAYS = ArrayNames("keys", "rounds_played", "dealer", "deal_order", "stock_top", "hand",
-                          "hand_size", "hand_limit", "table", "discard", "discard_size",
-                          "discard_counts", "four_aces_now", "current_player")
-END_ARRAYS = ArrayNames("four_aces_now", "hand", "table", "last_points", "four_aces_winner",
-                        "totals", "rounds_played", "deal_over", "has_result", "winners",
-                        "match_over", "game_over", "current_player")
-MATCH_ARRAYS = ArrayNames("totals", "rounds_played", "game_over", "match_over", "has_result",
-                          "deal_over", "last_points", "four_aces_winner", "winners")
 #: buckets of the deal's sort (kernels.stable_order): about one per card
 DEAL_BUCKETS = 64
 
@@ -257,8 +239,8 @@ class FourAcesEngine(BatchEngine):
         """Clear the match state of games ``g``: :func:`~envs.four_aces.kernels.new_matches`."""
         st = self.state
         g = np.ascontiguousarray(g, np.intp)  # the type the machine code is compiled for
-        new_matches, fixed = st.bound_kernel("new_matches", kernels.new_matches, (g,),
-                                             lambda: st.kernel_arrays(MATCH_ARRAYS))
+        new_matches, fixed = st.kernel_cache.get("new_matches") or st.bound_kernel(
+            "new_matches", kernels.new_matches, (g,), lambda: (st.match, st.result))
         new_matches(g, *fixed)
 
     # ==================================================================================
@@ -283,9 +265,9 @@ class FourAcesEngine(BatchEngine):
             st.dealer[g] = dealers
         g = np.ascontiguousarray(g, np.intp)  # the type the machine code is compiled for
         call_args = (g, dealers is None, deal_rows is None)
-        start_rounds, fixed = st.bound_kernel(
+        start_rounds, fixed = st.kernel_cache.get("start_rounds") or st.bound_kernel(
             "start_rounds", kernels.start_rounds, call_args, lambda: (
-                self.config.dealer == "rotate", *st.kernel_arrays(ROUND_ARRAYS),
+                self.config.dealer == "rotate", st.match, st.round,
                 np.empty(DECK_SIZE), np.empty(DECK_SIZE), np.empty(DECK_SIZE, np.intp),
                 np.empty(DEAL_BUCKETS + 1, np.intp)))  # scratch
         start_rounds(*call_args, *fixed)
@@ -306,8 +288,9 @@ class FourAcesEngine(BatchEngine):
         (:func:`~envs.four_aces.kernels.legal_action_mask`)."""
         st = self.state
         mask = np.empty((self.batch_size, NUM_ACTIONS), dtype=bool)
-        code, fixed = st.bound_kernel("mask", kernels.legal_action_mask, (mask,),
-                                      lambda: st.kernel_arrays(MASK_ARRAYS))
+        # the state's cache entry, or (the first time) bound_kernel: no closure per call
+        code, fixed = st.kernel_cache.get("mask") or st.bound_kernel(
+            "mask", kernels.legal_action_mask, (mask,), lambda: (st.match, st.round))
         code(mask, *fixed)
         return mask
 
@@ -344,9 +327,10 @@ class FourAcesEngine(BatchEngine):
         st = self.state
         ended = np.empty(B, dtype=np.intp)
         # the key fixes active's type: None or a C-contiguous bool array (check_active)
-        step_games, fixed = st.bound_kernel("step" if active is None else "step active",
-                                            kernels.step_games, (actions, active, ended),
-                                            lambda: st.kernel_arrays(STEP_ARRAYS))
+        key = "step" if active is None else "step active"
+        step_games, fixed = st.kernel_cache.get(key) or st.bound_kernel(
+            key, kernels.step_games, (actions, active, ended),
+            lambda: (st.match, st.round, st.result))
         bad, n = step_games(actions, active, ended, *fixed)
         if bad >= 0:  # nothing has changed
             g = np.array([bad], dtype=np.intp)
@@ -373,10 +357,10 @@ class FourAcesEngine(BatchEngine):
         more = np.empty(n, dtype=np.intp)
         g = np.ascontiguousarray(g, np.intp)  # the type the machine code is compiled for
         call_args = (g, rewards, more, np.empty(n, np.int64), np.empty((n, P), np.int32))
-        end_rounds, fixed = st.bound_kernel(
+        end_rounds, fixed = st.kernel_cache.get("end_rounds") or st.bound_kernel(
             "end_rounds", kernels.end_rounds, call_args, lambda: (
                 cfg.episode == "round", kernels.REWARD_MODES.index(cfg.reward),
-                cfg.target_points, cfg.round_limit, *st.kernel_arrays(END_ARRAYS),
+                cfg.target_points, cfg.round_limit, st.match, st.round, st.result,
                 scorer_tables(cfg.scoring), np.empty(MAX_CARDS, np.int64)))  # scratch last
         bad, m = end_rounds(*call_args, *fixed)
         if bad >= 0:  # nothing has changed
@@ -473,10 +457,10 @@ class FourAcesEngine(BatchEngine):
         st, cfg = self.state, self.config
         dtype = out.dtype.char  # "f" (float32) or "b" (int8)
         # the key fixes out's type: a C-contiguous row of its dtype (the caller's promise)
-        code, fixed = st.bound_kernel("observe one " + dtype, observe_game, (0, seat, out),
-                                      lambda: (cfg.target_points,
-                                               cfg.round_limit,
-                                               *st.kernel_arrays(OBSERVE_ONE_ARRAYS)))
+        key = "observe one " + dtype
+        code, fixed = st.kernel_cache.get(key) or st.bound_kernel(
+            key, observe_game, (0, seat, out),
+            lambda: (cfg.target_points, cfg.round_limit, st.match, st.round))
         code(0, seat, out, *fixed)
 
     # ==================================================================================

@@ -3,9 +3,11 @@ one game at a time, looped over the batch; docs/rules.md G2–G4, G6, G7, H1–H
 observation's kernel is beside its layout, in :mod:`envs.four_aces.observation`.
 
 The engine (:mod:`envs.four_aces.engine`) hands its :class:`~envs.four_aces.state.FourAcesState`
-here field by field (numba cannot take the dataclass); every kernel reads and writes those
-arrays in place, in their own dtypes, so a batch of one and a batch of thousands run the
-same code. One function per step of the rules:
+here by its groups (named tuples of arrays: ``match``, ``rnd`` and ``result`` are its
+:class:`~envs.four_aces.state.Match`, :class:`~envs.four_aces.state.Round` and
+:class:`~envs.four_aces.state.Result`; numba cannot take the dataclass); every kernel
+reads and writes those arrays in place, in their own dtypes, so a batch of one and a
+batch of thousands run the same code. One function per step of the rules:
 
 1. :func:`is_legal` / :func:`legal_action_mask` — discard any card type held, turn up while
    the stock lasts (H2, H3);
@@ -56,6 +58,7 @@ from envs.four_aces.rules import (
     TABLE_CARDS,
 )
 from envs.four_aces.scoring import ScorerTables, score_set
+from envs.four_aces.state import Match, Result, Round
 
 # numba freezes module globals at compile time: plain ints, numpy scalars (their dtype
 # kept) and read-only arrays
@@ -87,13 +90,13 @@ def is_legal(a: int, hand: np.ndarray, stock_top: int) -> bool:
 
 
 @kernel
-def legal_action_mask(mask: np.ndarray, hand: np.ndarray, current_player: np.ndarray,
-                      stock_top: np.ndarray, game_over: np.ndarray) -> None:
+def legal_action_mask(mask: np.ndarray, match: Match, rnd: Round) -> None:
     """Write into ``mask`` (bool [B, 54]) each game's legal actions (:func:`is_legal`);
     all False where the game is over."""
+    hand, stock_top = rnd.hand, rnd.stock_top
     for g in range(mask.shape[0]):
-        over = game_over[g]
-        s = max(current_player[g], 0)
+        over = match.game_over[g]
+        s = max(match.current_player[g], 0)
         for c in range(NUM_CARDS):
             mask[g, DISCARD_OFFSET + c] = not over and hand[g, s, c] > 0
         mask[g, DRAW] = not over and stock_top[g] < DECK_SIZE
@@ -113,42 +116,36 @@ def push_discard(g: int, c: int, discard: np.ndarray, discard_size: np.ndarray,
 
 
 @kernel
-def draw_card(g: int, s: int, deal_order: np.ndarray, stock_top: np.ndarray,
-              hand: np.ndarray, hand_size: np.ndarray, hand_limit: np.ndarray,
-              four_aces_now: np.ndarray) -> bool:
+def draw_card(g: int, s: int, rnd: Round) -> bool:
     """Seat ``s`` of game ``g`` takes the stock's top card (the stock is not empty) into
     the hand, seen by him only (G6). A joker raises L (G7); the card that completes the
     four aces in the hand records ``s`` in ``four_aces_now`` (H4). Returns True for a
     joker."""
-    top = stock_top[g]
-    c = deal_order[g, top]
-    stock_top[g] = top + 1
-    hand[g, s, c] += 1
-    hand_size[g, s] += 1
+    top = rnd.stock_top[g]
+    c = rnd.deal_order[g, top]
+    rnd.stock_top[g] = top + 1
+    rnd.hand[g, s, c] += 1
+    rnd.hand_size[g, s] += 1
     if c == JOKER:
-        hand_limit[g, s] += 1
+        rnd.hand_limit[g, s] += 1
         return True
     if _IS_ACE[c]:
         for ace in _ACES:
-            if hand[g, s, ace] == 0:
+            if rnd.hand[g, s, ace] == 0:
                 return False
-        four_aces_now[g] = s
+        rnd.four_aces_now[g] = s
     return False
 
 
 @kernel
-def fill_hand(g: int, s: int, deal_order: np.ndarray, stock_top: np.ndarray,
-              hand: np.ndarray, hand_size: np.ndarray, hand_limit: np.ndarray,
-              four_aces_now: np.ndarray) -> None:
+def fill_hand(g: int, s: int, rnd: Round) -> None:
     """G6 after a discard: seat ``s`` is one card short of L and the stock is not empty
     (a round ends with the turn that empties it, H3), so he takes one card; a joker
     raises L (G7), so he draws again while the stock lasts and nobody has four aces
     (H4)."""
-    joker = draw_card(g, s, deal_order, stock_top, hand, hand_size, hand_limit,
-                      four_aces_now)
-    while joker and stock_top[g] < DECK_SIZE and four_aces_now[g] < 0:
-        joker = draw_card(g, s, deal_order, stock_top, hand, hand_size, hand_limit,
-                          four_aces_now)
+    joker = draw_card(g, s, rnd)
+    while joker and rnd.stock_top[g] < DECK_SIZE and rnd.four_aces_now[g] < 0:
+        joker = draw_card(g, s, rnd)
 
 
 @kernel
@@ -167,64 +164,49 @@ def refill_card(g: int, deal_order: np.ndarray, stock_top: np.ndarray) -> int:
 # the turn: H1, H2, H3, H4
 # ==========================================================================================
 @kernel
-def discard_turn(g: int, s: int, c: int, deal_order: np.ndarray, stock_top: np.ndarray,
-                 hand: np.ndarray, hand_size: np.ndarray, hand_limit: np.ndarray,
-                 discard: np.ndarray, discard_size: np.ndarray, discard_counts: np.ndarray,
-                 four_aces_now: np.ndarray) -> None:
+def discard_turn(g: int, s: int, c: int, rnd: Round) -> None:
     """H2 a: seat ``s`` discards a card of type ``c`` (a joker too: L stays raised, G7),
     then fills his hand (:func:`fill_hand`, G6)."""
-    hand[g, s, c] -= 1
-    hand_size[g, s] -= 1
-    push_discard(g, c, discard, discard_size, discard_counts)
-    fill_hand(g, s, deal_order, stock_top, hand, hand_size, hand_limit, four_aces_now)
+    rnd.hand[g, s, c] -= 1
+    rnd.hand_size[g, s] -= 1
+    push_discard(g, c, rnd.discard, rnd.discard_size, rnd.discard_counts)
+    fill_hand(g, s, rnd)
 
 
 @kernel
-def turn_up(g: int, s: int, deal_order: np.ndarray, stock_top: np.ndarray,
-            hand: np.ndarray, hand_size: np.ndarray, hand_limit: np.ndarray,
-            discard: np.ndarray, discard_size: np.ndarray,
-            discard_counts: np.ndarray) -> None:
+def turn_up(g: int, s: int, rnd: Round) -> None:
     """H2 b: seat ``s`` turns up the stock's top card onto the discard pile; a joker goes
     into his hand instead and raises L (G7)."""
-    top = stock_top[g]
-    c = deal_order[g, top]
-    stock_top[g] = top + 1
+    top = rnd.stock_top[g]
+    c = rnd.deal_order[g, top]
+    rnd.stock_top[g] = top + 1
     if c == JOKER:
-        hand[g, s, JOKER] += 1
-        hand_size[g, s] += 1
-        hand_limit[g, s] += 1
+        rnd.hand[g, s, JOKER] += 1
+        rnd.hand_size[g, s] += 1
+        rnd.hand_limit[g, s] += 1
     else:
-        push_discard(g, c, discard, discard_size, discard_counts)
+        push_discard(g, c, rnd.discard, rnd.discard_size, rnd.discard_counts)
 
 
 @inlined_kernel
-def play_turn(g: int, a: int, current_player: np.ndarray, deal_order: np.ndarray,
-              stock_top: np.ndarray, hand: np.ndarray, hand_size: np.ndarray,
-              hand_limit: np.ndarray, discard: np.ndarray, discard_size: np.ndarray,
-              discard_counts: np.ndarray, four_aces_now: np.ndarray) -> bool:
+def play_turn(g: int, a: int, match: Match, rnd: Round) -> bool:
     """The current player of game ``g`` plays legal action ``a`` (H2). Returns True when
     the turn ends the round: four aces (H4) or the stock is empty (H3); else the turn
     passes to the left (H1)."""
-    s = current_player[g]
+    s = match.current_player[g]
     if a < DRAW:
-        discard_turn(g, s, a - DISCARD_OFFSET, deal_order, stock_top, hand, hand_size,
-                     hand_limit, discard, discard_size, discard_counts, four_aces_now)
+        discard_turn(g, s, a - DISCARD_OFFSET, rnd)
     else:
-        turn_up(g, s, deal_order, stock_top, hand, hand_size, hand_limit, discard,
-                discard_size, discard_counts)
-    if four_aces_now[g] >= 0 or stock_top[g] >= DECK_SIZE:
+        turn_up(g, s, rnd)
+    if rnd.four_aces_now[g] >= 0 or rnd.stock_top[g] >= DECK_SIZE:
         return True
-    current_player[g] = (s + 1) % hand.shape[1]
+    match.current_player[g] = (s + 1) % rnd.hand.shape[1]
     return False
 
 
 @kernel
 def step_games(actions: np.ndarray, active: np.ndarray | None, ended: np.ndarray,
-               game_over: np.ndarray, deal_over: np.ndarray, current_player: np.ndarray,
-               deal_order: np.ndarray, stock_top: np.ndarray, hand: np.ndarray,
-               hand_size: np.ndarray, hand_limit: np.ndarray, discard: np.ndarray,
-               discard_size: np.ndarray, discard_counts: np.ndarray,
-               four_aces_now: np.ndarray) -> tuple[int, int]:
+               match: Match, rnd: Round, result: Result) -> tuple[int, int]:
     """One turn (:func:`play_turn`) in every live game: not over and, if ``active`` is
     given, where it is True. Every live game's action is checked first
     (:func:`is_legal`): for an illegal one nothing changes and ``(game, 0)`` is returned
@@ -232,19 +214,19 @@ def step_games(actions: np.ndarray, active: np.ndarray | None, ended: np.ndarray
     games whose round ended (H3, H4) are written in increasing order to ``ended``
     (int [B]) and ``(-1, how many)`` is returned: the caller scores them (K1–K4)."""
     B = actions.shape[0]
+    game_over = match.game_over
     for g in range(B):
         if game_over[g] or (active is not None and not active[g]):
             continue
-        if not is_legal(actions[g], hand[g, current_player[g]], stock_top[g]):
+        if not is_legal(actions[g], rnd.hand[g, match.current_player[g]],
+                        rnd.stock_top[g]):
             return g, 0
     n = 0
     for g in range(B):
-        deal_over[g] = False
+        result.deal_over[g] = False
         if game_over[g] or (active is not None and not active[g]):
             continue
-        if play_turn(g, actions[g], current_player, deal_order, stock_top, hand,
-                     hand_size, hand_limit, discard, discard_size, discard_counts,
-                     four_aces_now):
+        if play_turn(g, actions[g], match, rnd):
             ended[n] = g
             n += 1
     return -1, n
@@ -315,12 +297,8 @@ def add_rewards(g: int, i: int, mode: int, over: bool, points: np.ndarray,
 @kernel
 def end_rounds(games: np.ndarray, rewards: np.ndarray, more: np.ndarray, four: np.ndarray,
                points: np.ndarray, round_episode: bool, reward_mode: int, target_points: int,
-               round_limit: int, four_aces_now: np.ndarray, hand: np.ndarray,
-               table: np.ndarray, last_points: np.ndarray, four_aces_winner: np.ndarray,
-               totals: np.ndarray, rounds_played: np.ndarray, deal_over: np.ndarray,
-               has_result: np.ndarray, winners: np.ndarray, match_over: np.ndarray,
-               game_over: np.ndarray, current_player: np.ndarray, scorer: ScorerTables,
-               slot_cards: np.ndarray) -> tuple[int, int]:
+               round_limit: int, match: Match, rnd: Round, result: Result,
+               scorer: ScorerTables, slot_cards: np.ndarray) -> tuple[int, int]:
     """End the round of each game of ``games`` (distinct indices): score it, pay the
     rewards into ``rewards`` (float32 [B, P], added), end the match or list the game in
     ``more`` (int [len(games)]) to be dealt anew. ``round_episode``: an episode is one
@@ -347,11 +325,13 @@ def end_rounds(games: np.ndarray, rewards: np.ndarray, more: np.ndarray, four: n
     (round episode) or total, or the four aces; the rewards (:func:`add_rewards`); an
     ended game gets ``game_over`` and no current player (-1). Returns ``(-1, m)``: the
     first m entries of ``more`` are the games whose match goes on, in ``games``' order."""
+    hand, table = rnd.hand, rnd.table
+    totals, winners = match.totals, result.winners
     P = hand.shape[1]
     n = games.shape[0]
     for i in range(n):
         g = games[i]
-        f = np.int64(four_aces_now[g])  # H4 during the round
+        f = np.int64(rnd.four_aces_now[g])  # H4 during the round
         if f < 0:
             for s in range(P):
                 if has_four_aces(g, s, hand, table):  # K1
@@ -373,25 +353,25 @@ def end_rounds(games: np.ndarray, rewards: np.ndarray, more: np.ndarray, four: n
         f = four[i]
         high_points = high_total = np.int64(-(1 << 62))
         for s in range(P):
-            last_points[g, s] = points[i, s]
+            result.last_points[g, s] = points[i, s]
             totals[g, s] += points[i, s]
             high_points = max(high_points, points[i, s])
             high_total = max(high_total, totals[g, s])
-        four_aces_winner[g] = f
-        rounds_played[g] += 1
-        deal_over[g] = True
-        has_result[g] = True
+        result.four_aces_winner[g] = f
+        match.rounds_played[g] += 1
+        result.deal_over[g] = True
+        result.has_result[g] = True
         over = (round_episode or f >= 0 or high_total >= target_points
-                or rounds_played[g] >= round_limit)  # K4
+                or match.rounds_played[g] >= round_limit)  # K4
         high = high_points if round_episode else high_total
         for s in range(P):
             best = points[i, s] if round_episode else totals[g, s]
             winners[g, s] = over and (best == high if f < 0 else s == f)
-        match_over[g] = over
+        result.match_over[g] = over
         add_rewards(g, i, reward_mode, over, points, winners, rewards)
         if over:
-            game_over[g] = True
-            current_player[g] = -1
+            match.game_over[g] = True
+            match.current_player[g] = -1
         else:
             more[m] = g
             m += 1
@@ -415,14 +395,12 @@ def ace_of_spades_place(u: np.ndarray) -> int:
 
 
 @inlined_kernel
-def deal_round(g: int, deal_order: np.ndarray, stock_top: np.ndarray, hand: np.ndarray,
-               hand_size: np.ndarray, hand_limit: np.ndarray, table: np.ndarray,
-               discard: np.ndarray, discard_size: np.ndarray, discard_counts: np.ndarray,
-               four_aces_now: np.ndarray) -> None:
+def deal_round(g: int, rnd: Round) -> None:
     """G3: deal game ``g``'s ``deal_order`` (int8 [B, 54]): seat s gets hand cards ``3s ..
     3s + 2`` and table cards ``3P + 3s .. 3P + 3s + 2``; the rest is the stock, top first.
     A joker dealt into the hand raises L (G4, G7); one on the table scores nothing. The
     discard pile is empty and nobody holds four aces yet."""
+    deal_order, hand, table = rnd.deal_order, rnd.hand, rnd.table
     P = hand.shape[1]
     for s in range(P):
         for c in range(NUM_CARDS):
@@ -432,68 +410,58 @@ def deal_round(g: int, deal_order: np.ndarray, stock_top: np.ndarray, hand: np.n
             hand[g, s, deal_order[g, HAND_CARDS * s + k]] += 1
         for k in range(TABLE_CARDS):
             table[g, s, deal_order[g, HAND_CARDS * P + TABLE_CARDS * s + k]] += 1
-        hand_size[g, s] = HAND_CARDS
-        hand_limit[g, s] = BASE_LIMIT + hand[g, s, JOKER]
-    stock_top[g] = (HAND_CARDS + TABLE_CARDS) * P
-    for k in range(discard.shape[1]):
-        discard[g, k] = -1
+        rnd.hand_size[g, s] = HAND_CARDS
+        rnd.hand_limit[g, s] = BASE_LIMIT + hand[g, s, JOKER]
+    rnd.stock_top[g] = (HAND_CARDS + TABLE_CARDS) * P
+    for k in range(rnd.discard.shape[1]):
+        rnd.discard[g, k] = -1
     for c in range(NUM_CARDS):
-        discard_counts[g, c] = 0
-    discard_size[g] = 0
-    four_aces_now[g] = -1
+        rnd.discard_counts[g, c] = 0
+    rnd.discard_size[g] = 0
+    rnd.four_aces_now[g] = -1
 
 
 @inlined_kernel
-def prefill(g: int, dealer: int, deal_order: np.ndarray, stock_top: np.ndarray,
-            hand: np.ndarray, hand_size: np.ndarray, hand_limit: np.ndarray,
-            four_aces_now: np.ndarray) -> None:
+def prefill(g: int, dealer: int, rnd: Round) -> None:
     """G4: before anyone moves, the players short of L (dealt a joker in hand, G7) fill
     their hands (G6) in seat order from the dealer's left: one card at a time
     (:func:`draw_card`) to the first seat in that order still short, while the stock
     lasts and nobody has four aces (H4)."""
-    P = hand.shape[1]
-    while stock_top[g] < DECK_SIZE and four_aces_now[g] < 0:
+    P = rnd.hand.shape[1]
+    while rnd.stock_top[g] < DECK_SIZE and rnd.four_aces_now[g] < 0:
         seat = -1
         for r in range(1, P + 1):
             s = (dealer + r) % P
-            if hand_size[g, s] < hand_limit[g, s]:
+            if rnd.hand_size[g, s] < rnd.hand_limit[g, s]:
                 seat = s
                 break
         if seat < 0:
             return
-        draw_card(g, seat, deal_order, stock_top, hand, hand_size, hand_limit,
-                  four_aces_now)
+        draw_card(g, seat, rnd)
 
 
 @kernel
-def new_matches(games: np.ndarray, totals: np.ndarray, rounds_played: np.ndarray,
-                game_over: np.ndarray, match_over: np.ndarray, has_result: np.ndarray,
-                deal_over: np.ndarray, last_points: np.ndarray,
-                four_aces_winner: np.ndarray, winners: np.ndarray) -> None:
+def new_matches(games: np.ndarray, match: Match, result: Result) -> None:
     """A new match in each game of ``games``: no points (K3), no round played, no result
     yet; :func:`start_rounds` deals its first round next."""
     for i in range(games.shape[0]):
         g = games[i]
-        for p in range(totals.shape[1]):
-            totals[g, p] = 0
-            last_points[g, p] = 0
-            winners[g, p] = False
-        rounds_played[g] = 0
-        game_over[g] = False
-        match_over[g] = False
-        has_result[g] = False
-        deal_over[g] = False
-        four_aces_winner[g] = -1
+        for p in range(match.totals.shape[1]):
+            match.totals[g, p] = 0
+            result.last_points[g, p] = 0
+            result.winners[g, p] = False
+        match.rounds_played[g] = 0
+        match.game_over[g] = False
+        result.match_over[g] = False
+        result.has_result[g] = False
+        result.deal_over[g] = False
+        result.four_aces_winner[g] = -1
 
 
 @kernel
 def start_rounds(games: np.ndarray, draw_dealer: bool, shuffle: bool, rotate: bool,
-                 keys: np.ndarray, rounds_played: np.ndarray, dealer: np.ndarray,
-                 deal_order: np.ndarray, stock_top: np.ndarray, hand: np.ndarray,
-                 hand_size: np.ndarray, hand_limit: np.ndarray, table: np.ndarray,
-                 discard: np.ndarray, discard_size: np.ndarray, discard_counts: np.ndarray,
-                 four_aces_now: np.ndarray, current_player: np.ndarray, u: np.ndarray,
-                 ordered: np.ndarray, order: np.ndarray, bucket_start: np.ndarray) -> None:
+                 match: Match, rnd: Round, u: np.ndarray, ordered: np.ndarray,
+                 order: np.ndarray, bucket_start: np.ndarray) -> None:
     """Deal a new round in each game of ``games`` (distinct indices), round r =
     ``rounds_played[g]``:
 
@@ -508,7 +476,8 @@ def start_rounds(games: np.ndarray, draw_dealer: bool, shuffle: bool, rotate: bo
 
     ``u``, ``ordered`` (float64 [54]), ``order`` (int [54]) and ``bucket_start`` (int
     [buckets + 1]) are scratch (:func:`~envs.core.shuffle_order`)."""
-    P = hand.shape[1]
+    keys, rounds_played, dealer = match.keys, match.rounds_played, rnd.dealer
+    P = rnd.hand.shape[1]
     for i in range(games.shape[0]):
         g = games[i]
         counter = np.uint64(rounds_played[g]) * _TWO
@@ -522,10 +491,8 @@ def start_rounds(games: np.ndarray, draw_dealer: bool, shuffle: bool, rotate: bo
         if shuffle:  # G3
             shuffle_order(keys[g], counter + _ONE, u, order, ordered, bucket_start)
             for k in range(DECK_SIZE):
-                deal_order[g, k] = _FULL_DECK[order[k]]
-        deal_round(g, deal_order, stock_top, hand, hand_size, hand_limit, table, discard,
-                   discard_size, discard_counts, four_aces_now)
+                rnd.deal_order[g, k] = _FULL_DECK[order[k]]
+        deal_round(g, rnd)
         d = np.int64(dealer[g])
-        prefill(g, d, deal_order, stock_top, hand, hand_size, hand_limit,
-                four_aces_now)  # G4
-        current_player[g] = (d + 1) % P  # H1
+        prefill(g, d, rnd)  # G4
+        match.current_player[g] = (d + 1) % P  # H1

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.cards import JOKER, NUM_CARDS
-from envs.compiled import ArrayNames, copy_items, inlined_kernel, kernel
+from envs.compiled import copy_items, inlined_kernel, kernel
 from envs.core import ObservationLayout, observation_entry, seat_index, slot_of
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.rules import (
@@ -28,7 +28,7 @@ from envs.four_aces.rules import (
     MIN_ROUND_POINTS,
     NUM_JOKERS,
 )
-from envs.four_aces.state import FourAcesState
+from envs.four_aces.state import FourAcesState, Match, Round
 
 MAX_SLOTS = MAX_PLAYERS  #: relative seat slots in the observation (the most players, G1)
 
@@ -118,16 +118,15 @@ _SIZE = LAYOUT.size
 
 @inlined_kernel
 def observe_game(g: int, seat: int, row: np.ndarray, target_points: int,
-                 round_limit: int, rounds_played: np.ndarray, totals: np.ndarray,
-                 dealer: np.ndarray, stock_top: np.ndarray, hand: np.ndarray,
-                 hand_size: np.ndarray, hand_limit: np.ndarray, table: np.ndarray,
-                 discard: np.ndarray, discard_size: np.ndarray,
-                 discard_counts: np.ndarray) -> None:
+                 round_limit: int, match: Match, rnd: Round) -> None:
     """Write game ``g``'s observation from ``seat`` into ``row`` (float32 or int8 [D]),
     every entry: the card counts copied (:func:`~envs.compiled.copy_items`: one ``memcpy``
     into an int8 row, a loop the compiler vectorizes into a float32 one), the other
     integers as :func:`~envs.core.observation_entry` (themselves in an int8 row). Slot r
-    is the seat r places to the left of ``seat``; slots >= P stay 0."""
+    is the seat r places to the left of ``seat``; slots >= P stay 0. ``match`` and ``rnd``
+    are the state's groups (:mod:`envs.four_aces.state`); of the match, only the seats'
+    totals and the rounds played are seen."""
+    hand, table, discard_counts = rnd.hand, rnd.table, rnd.discard_counts
     P = hand.shape[1]
     for k in range(_SIZE):
         row[k] = 0
@@ -139,40 +138,26 @@ def observe_game(g: int, seat: int, row: np.ndarray, target_points: int,
         other = seat_index(r, seat, P)
         copy_items(row, _TABLES + r * NUM_CARDS, table[g, other])
         jokers += table[g, other, JOKER]
-        row[_HAND_SIZES + r] = observation_entry(row, hand_size[g, other], HAND_DIVISOR)
-        row[_HAND_LIMITS + r] = observation_entry(row, hand_limit[g, other], HAND_DIVISOR)
-        row[_SCORES + r] = observation_entry(row, totals[g, other], target_points)
-    top = discard[g, max(discard_size[g] - 1, 0)]
+        row[_HAND_SIZES + r] = observation_entry(row, rnd.hand_size[g, other], HAND_DIVISOR)
+        row[_HAND_LIMITS + r] = observation_entry(row, rnd.hand_limit[g, other], HAND_DIVISOR)
+        row[_SCORES + r] = observation_entry(row, match.totals[g, other], target_points)
+    top = rnd.discard[g, max(rnd.discard_size[g] - 1, 0)]
     if top >= 0:
         row[_LAST_DISCARD + top] = 1
-    row[_STOCK_SIZE] = observation_entry(row, DECK_SIZE - stock_top[g], STOCK_DIVISOR)
+    row[_STOCK_SIZE] = observation_entry(row, DECK_SIZE - rnd.stock_top[g], STOCK_DIVISOR)
     row[_JOKERS_SEEN] = observation_entry(row, jokers, JOKER_DIVISOR)
-    row[_DEALER + slot_of(dealer[g], seat, P)] = 1
-    row[_ROUND_NUMBER] = observation_entry(row, rounds_played[g], round_limit)
+    row[_DEALER + slot_of(rnd.dealer[g], seat, P)] = 1
+    row[_ROUND_NUMBER] = observation_entry(row, match.rounds_played[g], round_limit)
 
 
 @kernel
 def observe_games(seats: np.ndarray | None, out: np.ndarray, target_points: int,
-                  round_limit: int, current_player: np.ndarray, rounds_played: np.ndarray,
-                  totals: np.ndarray, dealer: np.ndarray, stock_top: np.ndarray,
-                  hand: np.ndarray, hand_size: np.ndarray, hand_limit: np.ndarray,
-                  table: np.ndarray, discard: np.ndarray, discard_size: np.ndarray,
-                  discard_counts: np.ndarray) -> None:
+                  round_limit: int, match: Match, rnd: Round) -> None:
     """:func:`observe_game` of every game into ``out`` [B, D] from ``seats[g]``, or
     (``seats`` None) from its current player (seat 0 once the game is over)."""
     for g in range(out.shape[0]):
-        seat = max(current_player[g], 0) if seats is None else seats[g]
-        observe_game(g, seat, out[g], target_points, round_limit, rounds_played,
-                     totals, dealer, stock_top, hand, hand_size, hand_limit, table, discard,
-                     discard_size, discard_counts)
-
-
-#: the state arrays :func:`observe_games` takes, in its order; :func:`observe_game` takes
-#: all but the first
-OBSERVE_ARRAYS = ArrayNames("current_player", "rounds_played", "totals", "dealer", "stock_top",
-                            "hand", "hand_size", "hand_limit", "table", "discard", "discard_size",
-                            "discard_counts")
-OBSERVE_ONE_ARRAYS = ArrayNames(*OBSERVE_ARRAYS.names[1:])
+        seat = max(match.current_player[g], 0) if seats is None else seats[g]
+        observe_game(g, seat, out[g], target_points, round_limit, match, rnd)
 
 
 def encode(state: FourAcesState, config: FourAcesConfig, seats: np.ndarray | None,
@@ -188,7 +173,8 @@ def encode(state: FourAcesState, config: FourAcesConfig, seats: np.ndarray | Non
     # the key fixes the types of seats (None or C-contiguous intp) and out (its dtype;
     # C-contiguous, checked by the engine's observe)
     key = ("observe " if seats is None else "observe seats ") + dtype
-    code, fixed = state.bound_kernel(key, observe_games, (seats, out), lambda: (
-        config.target_points, config.round_limit,
-        *state.kernel_arrays(OBSERVE_ARRAYS)))
+    # the state's cache entry, or (the first time) bound_kernel: no closure per call
+    code, fixed = state.kernel_cache.get(key) or state.bound_kernel(
+        key, observe_games, (seats, out),
+        lambda: (config.target_points, config.round_limit, state.match, state.round))
     code(seats, out, *fixed)

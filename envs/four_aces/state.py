@@ -4,112 +4,104 @@
 (:mod:`envs.four_aces.engine`) changes it, the observation encoder
 (:mod:`envs.four_aces.observation`), rendering and game records read it. Shapes use B for
 the batch size and P for the number of players; cards are counted by card index
-(:mod:`envs.cards`, 53 types: the joker, 52, may count 2).
+(:mod:`envs.cards`, C = 53 types: the joker, 52, may count 2), places in the deck by
+D = 54.
+
+The fields are declared once, in groups by the part of the rules they belong to
+(:class:`Match`, :class:`Round`, :class:`Result`), each with its dtype, axes and start
+value (:class:`~envs.compiled.StateArray`); :class:`FourAcesState` holds them flat and by
+group (:class:`~envs.compiled.GroupedState`), and the compiled kernels take the groups
+they read and write.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import NamedTuple
 
 import numpy as np
 
 from envs.cards import NUM_CARDS
-from envs.compiled import KernelState
+from envs.compiled import GroupedState, StateArray
 from envs.four_aces.rules import DECK_SIZE
 
 
+class Match(NamedTuple):
+    """The match, and the seat each game waits for (G2, H1, H2, K4)."""
+
+    keys: np.ndarray = StateArray(np.uint64)  # each game's 64-bit key; round r's dealer draw
+    #   is ``shuffled(key, 2r)`` and its deal ``shuffled(key, 2r + 1)`` of the full deck
+    #   (envs.core; G2, G3)
+    rounds_played: np.ndarray = StateArray(np.int32)  # rounds finished in this match (K4)
+    totals: np.ndarray = StateArray(np.int32, "BP")  # match points of each seat so far (K4)
+    current_player: np.ndarray = StateArray(np.int8, fill=-1)  # the seat to act; -1 once the
+    #   game is over (H1, H2)
+    game_over: np.ndarray = StateArray(bool, fill=True)  # the episode (a round or a match)
+    #   has ended
+
+
+class Round(NamedTuple):
+    """This round: the deal (G2–G4) and the cards' places as the turns move them (G6, G7,
+    H2–H4)."""
+
+    dealer: np.ndarray = StateArray(np.int8)  # this round's dealer (G2)
+    deal_order: np.ndarray = StateArray(np.int8, "BD")  # this round's deal, card indices: the
+    #   hands (3 per seat, seat 0 first), the tables (3 per seat), then the stock, top first
+    #   (G3)
+    stock_top: np.ndarray = StateArray(np.int16)  # index in ``deal_order`` of the stock's top
+    #   card; 54 when it is empty (H3)
+    hand: np.ndarray = StateArray(np.int8, "BPC")  # each seat's hidden hand, counts by card
+    #   (the joker up to 2; G3, G7)
+    hand_size: np.ndarray = StateArray(np.int8, "BP")  # cards in each hand
+    hand_limit: np.ndarray = StateArray(np.int8, "BP")  # each seat's hand limit L = 3 +
+    #   jokers that entered its hand (G7)
+    table: np.ndarray = StateArray(np.int8, "BPC")  # each seat's face-up table cards, counts
+    #   by card (G3, G4)
+    discard: np.ndarray = StateArray(np.int8, "BD", -1)  # the discard pile, bottom first,
+    #   card indices; -1 past its top (H2)
+    discard_size: np.ndarray = StateArray(np.int16)  # cards on the discard pile
+    discard_counts: np.ndarray = StateArray(np.int8, "BC")  # the discard pile, counts by card
+    four_aces_now: np.ndarray = StateArray(np.int8, fill=-1)  # the seat whose hand reached
+    #   all four aces during this round, -1 if none: the round ends at the end of that turn,
+    #   or at once during the deal's fill (H4, G4)
+
+
+class Result(NamedTuple):
+    """The results of the last step and of the last finished round (the engine's
+    ``result()``, ``info["result"]``)."""
+
+    deal_over: np.ndarray = StateArray(bool)  # a round ended during the last step
+    last_points: np.ndarray = StateArray(np.int32, "BP")  # the last finished round's points
+    #   (K2, K3); after four aces the winner has ``target_points`` and the others 0 (H4, K1)
+    four_aces_winner: np.ndarray = StateArray(np.int8, fill=-1)  # the seat that won the last
+    #   finished round by four aces (H4, K1); -1 none
+    winners: np.ndarray = StateArray(bool, "BP")  # the winners of the episode, set when it is
+    #   over (K4; a round episode: the highest round points)
+    match_over: np.ndarray = StateArray(bool)  # the match has ended (K4; every round in a
+    #   round episode)
+    has_result: np.ndarray = StateArray(bool)  # a round has finished in this episode
+    #   (``result`` has something to say)
+
+
+#: the groups of :class:`FourAcesState`, by the attribute that holds each
+GROUPS = {"match": Match, "round": Round, "result": Result}
+
+
 @dataclass(eq=False, frozen=True)
-class FourAcesState(KernelState):
+class FourAcesState(GroupedState, groups=GROUPS):
     """The games of a :class:`~envs.four_aces.engine.FourAcesEngine` (see module doc).
 
     Every field has a leading batch axis of length B. A field is public to read; only the
-    engine writes.
+    engine writes. The fields are those of the groups, in their order: ``state.hand`` is
+    ``state.round.hand``, the same array. The kernels take the groups
+    (:mod:`envs.four_aces.kernels`, :mod:`envs.four_aces.observation`).
     """
-
-    # -- the match -------------------------------------------------------------------------
-    #: uint64 [B]: each game's 64-bit key; round r's dealer draw is ``shuffled(key, 2r)``
-    #: and its deal ``shuffled(key, 2r + 1)`` of the full deck (envs.core; G2, G3)
-    keys: np.ndarray
-    #: int32 [B]: rounds finished in this match (K4)
-    rounds_played: np.ndarray
-    #: int32 [B, P]: match points of each seat so far (K4)
-    totals: np.ndarray
-    #: int8 [B]: the seat to act; -1 once the game is over (H1, H2)
-    current_player: np.ndarray
-    #: bool [B]: the episode (a round or a match) has ended
-    game_over: np.ndarray
-
-    # -- this round ------------------------------------------------------------------------
-    #: int8 [B]: this round's dealer (G2)
-    dealer: np.ndarray
-    #: int8 [B, 54]: this round's deal, card indices: the hands (3 per seat, seat 0 first),
-    #: the tables (3 per seat), then the stock, top first (G3)
-    deal_order: np.ndarray
-    #: int16 [B]: index in ``deal_order`` of the stock's top card; 54 when it is empty (H3)
-    stock_top: np.ndarray
-    #: int8 [B, P, 53]: each seat's hidden hand, counts by card (the joker up to 2; G3, G7)
-    hand: np.ndarray
-    #: int8 [B, P]: cards in each hand
-    hand_size: np.ndarray
-    #: int8 [B, P]: each seat's hand limit L = 3 + jokers that entered its hand (G7)
-    hand_limit: np.ndarray
-    #: int8 [B, P, 53]: each seat's face-up table cards, counts by card (G3, G4)
-    table: np.ndarray
-    #: int8 [B, 54]: the discard pile, bottom first, card indices; -1 past its top (H2)
-    discard: np.ndarray
-    #: int16 [B]: cards on the discard pile
-    discard_size: np.ndarray
-    #: int8 [B, 53]: the discard pile, counts by card
-    discard_counts: np.ndarray
-    #: int8 [B]: the seat whose hand reached all four aces during this round, -1 if none:
-    #: the round ends at the end of that turn, or at once during the deal's fill (H4, G4)
-    four_aces_now: np.ndarray
-
-    # -- results of the last step and the last finished round ------------------------------
-    #: bool [B]: a round ended during the last step
-    deal_over: np.ndarray
-    #: int32 [B, P]: the last finished round's points (K2, K3); after four aces the winner
-    #: has ``target_points`` and the others 0 (H4, K1)
-    last_points: np.ndarray
-    #: int8 [B]: the seat that won the last finished round by four aces (H4, K1); -1 none
-    four_aces_winner: np.ndarray
-    #: bool [B, P]: the winners of the episode, set when it is over (K4; a round episode:
-    #: the highest round points)
-    winners: np.ndarray
-    #: bool [B]: the match has ended (K4; every round in a round episode)
-    match_over: np.ndarray
-    #: bool [B]: a round has finished in this episode (``result`` has something to say)
-    has_result: np.ndarray
 
     @classmethod
     def allocate(cls, batch_size: int, num_players: int) -> FourAcesState:
         """The state of ``batch_size`` games of ``num_players``, every game over (the
         engine's ``reset`` starts them)."""
-        B, P = batch_size, num_players
-        return cls(
-            keys=np.zeros(B, dtype=np.uint64),
-            rounds_played=np.zeros(B, dtype=np.int32),
-            totals=np.zeros((B, P), dtype=np.int32),
-            current_player=np.full(B, -1, dtype=np.int8),
-            game_over=np.ones(B, dtype=bool),
-            dealer=np.zeros(B, dtype=np.int8),
-            deal_order=np.zeros((B, DECK_SIZE), dtype=np.int8),
-            stock_top=np.zeros(B, dtype=np.int16),
-            hand=np.zeros((B, P, NUM_CARDS), dtype=np.int8),
-            hand_size=np.zeros((B, P), dtype=np.int8),
-            hand_limit=np.zeros((B, P), dtype=np.int8),
-            table=np.zeros((B, P, NUM_CARDS), dtype=np.int8),
-            discard=np.full((B, DECK_SIZE), -1, dtype=np.int8),
-            discard_size=np.zeros(B, dtype=np.int16),
-            discard_counts=np.zeros((B, NUM_CARDS), dtype=np.int8),
-            four_aces_now=np.full(B, -1, dtype=np.int8),
-            deal_over=np.zeros(B, dtype=bool),
-            last_points=np.zeros((B, P), dtype=np.int32),
-            four_aces_winner=np.full(B, -1, dtype=np.int8),
-            winners=np.zeros((B, P), dtype=bool),
-            match_over=np.zeros(B, dtype=bool),
-            has_result=np.zeros(B, dtype=bool),
-        )
+        return cls.allocate_arrays(B=batch_size, P=num_players, C=NUM_CARDS, D=DECK_SIZE)
 
     @property
     def batch_size(self) -> int:

@@ -18,7 +18,6 @@ from envs import registry
 from envs.compiled import machine_code
 from envs.core import sample_uniform_legal
 from envs.four_aces import kernels
-from envs.four_aces.engine import MASK_ARRAYS
 
 CONFIGS = [("abracadabra", {"variant": "four"}), ("abracadabra", {"variant": "two_dummy"}),
            ("four_aces", {"num_players": 3}), ("four_aces", {"num_players": 5})]
@@ -137,7 +136,7 @@ def test_bound_kernel_builds_the_fixed_arguments_once_per_key():
 
     def fixed():
         calls.append(1)
-        return state.kernel_arrays(MASK_ARRAYS)
+        return state.match, state.round
 
     mask = np.empty((2, engine.num_actions), bool)
     first = state.bound_kernel("test mask", kernels.legal_action_mask, (mask,), fixed)

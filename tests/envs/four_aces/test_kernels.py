@@ -323,8 +323,7 @@ def numpy_start_round(st, g: np.ndarray, rotate: bool, deal_rows: np.ndarray | N
         needy, rows, short = needy[go], rows[go], short[go]
         for game, row in zip(g[needy], rows[np.arange(len(needy)), np.argmax(short, axis=1)],
                              strict=True):
-            kernels.draw_card(game, row - first_row[game], st.deal_order, st.stock_top,
-                              st.hand, st.hand_size, st.hand_limit, st.four_aces_now)
+            kernels.draw_card(game, row - first_row[game], st.round)
     st.current_player[g] = (dealers + 1) % P
 
 

@@ -1,11 +1,15 @@
-"""The typed public state of the Four Aces engine: every field documented with the shape
-and dtype it has, the driver's read-only views of it, and the modules around it."""
+"""The typed public state of the Four Aces engine: every field declared once, in one group,
+with its dtype, axes, start value and a comment; the flat fields and the groups hold the
+same arrays (in copies, clones and resampled worlds too); the driver's read-only views of
+it, and the modules around it."""
 
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 import inspect
+import pickle
 import re
 from pathlib import Path
 
@@ -13,45 +17,65 @@ import numpy as np
 import pytest
 
 import envs.four_aces.state as state_module
+from envs.cards import NUM_CARDS
 from envs.four_aces.config import FourAcesConfig
 from envs.four_aces.engine import FourAcesEngine
-from envs.four_aces.state import FourAcesState
+from envs.four_aces.rules import DECK_SIZE
+from envs.four_aces.state import GROUPS, FourAcesState
 
 DRIVER_VIEWS = ("current_player", "game_over", "deal_over", "totals", "winners", "last_points")
 
 
 def field_comments() -> dict[str, str]:
-    """The ``#:`` comment above each field of FourAcesState, joined, by field name."""
-    lines = inspect.getsource(FourAcesState).splitlines()
-    comments, pending = {}, []
-    for line in lines:
-        text = line.strip()
-        if text.startswith("#:"):
-            pending.append(text[2:].strip())
-        elif m := re.fullmatch(r"(\w+): np\.ndarray", text):
-            comments[m.group(1)] = " ".join(pending)
-            pending = []
-        else:
-            pending = []
+    """The comment beside each field's declaration in the state's groups, by field name."""
+    comments = {}
+    for group in GROUPS.values():
+        for line in inspect.getsource(group).splitlines():
+            if m := re.fullmatch(r"\s*(\w+): np\.ndarray = StateArray\(.*\)  # (\S.*)", line):
+                comments[m.group(1)] = m.group(2)
     return comments
 
 
-def test_every_field_is_documented_with_its_dtype_and_shape():
+def test_every_field_is_declared_once_in_the_groups_order_with_a_comment():
+    names = [name for group in GROUPS.values() for name in group._fields]
+    assert len(names) == len(set(names))
+    assert [f.name for f in dataclasses.fields(FourAcesState)] == names
+    assert sorted(field_comments()) == sorted(names)
+
+
+def test_allocate_gives_each_field_its_declared_dtype_shape_and_start_value():
     B, P = 2, 4
     state = FourAcesState.allocate(B, P)
-    comments = field_comments()
-    names = [f.name for f in dataclasses.fields(FourAcesState)]
-    assert sorted(comments) == sorted(names)
-    sizes = {"B": B, "P": P}
-    for name in names:
-        m = re.match(r"(\w+) \[([^\]]*)\]: \S", comments[name])
-        assert m, f"{name}: the comment must start with 'dtype [shape]: meaning'"
-        dtype, shape = m.groups()
-        shape = tuple(sizes.get(d.strip()) or int(d) for d in shape.split(","))
-        value = getattr(state, name)
-        assert value.dtype == np.dtype(dtype), name
-        assert value.shape == shape, name
-    assert set(state.arrays()) == set(names)
+    sizes = {"B": B, "P": P, "C": NUM_CARDS, "D": DECK_SIZE}
+    for group in GROUPS.values():
+        for name, spec in group._field_defaults.items():
+            value = getattr(state, name)
+            assert value.dtype == np.dtype(spec.dtype), name
+            assert value.shape == tuple(sizes[axis] for axis in spec.axes), name
+            assert (value == spec.fill).all(), name
+    assert state.game_over.all() and (state.current_player == -1).all()
+    assert list(state.arrays()) == [f.name for f in dataclasses.fields(FourAcesState)]
+
+
+def _groups_hold_the_fields(state: FourAcesState) -> bool:
+    return all(getattr(getattr(state, attribute), name) is getattr(state, name)
+               for attribute, group in GROUPS.items() for name in group._fields)
+
+
+@pytest.mark.parametrize("copier", [copy.copy, copy.deepcopy,
+                                    lambda s: pickle.loads(pickle.dumps(s))],
+                         ids=["copy", "deepcopy", "pickle"])
+def test_groups_hold_the_state_arrays_in_copies_clones_and_worlds(copier):
+    e = FourAcesEngine(FourAcesConfig(num_players=3), batch_size=2)
+    e.reset(seed=3)
+    e.legal_action_mask()
+    state = copier(e.state)
+    assert _groups_hold_the_fields(e.state) and _groups_hold_the_fields(state)
+    if copier is not copy.copy:
+        assert state.hand is not e.state.hand
+        np.testing.assert_array_equal(state.hand, e.state.hand)
+    assert _groups_hold_the_fields(e.clone([1, 0]).state)
+    assert _groups_hold_the_fields(e.resample(0, int(e.current_player[0]), 2, 5).state)
 
 
 def test_engine_keeps_its_games_in_the_state_and_the_driver_reads_views():
