@@ -17,10 +17,13 @@ it pushes nothing (``cardrl bench``'s time split shows what each call costs). Py
 compiles a call of more than 30 positional arguments in a way numba cannot inline, so
 such a kernel takes its settings as one tuple.
 
-The engines call their per-step kernels (step, legal mask, observation) through
-:func:`machine_code`, which skips numba's per-call typing of the arguments: most of a
-single game's call cost, for kernels that take a state of 20 to 45 arrays; a state keeps
-that code with the arguments that never change (:meth:`KernelState.bound_kernel`).
+A state declares its fields once, in named tuples of arrays by part of the rules
+(:class:`GroupedState`, each field's dtype, axes and start value a :class:`StateArray`);
+the kernels take those groups (numba reads a named tuple's fields as the arrays
+themselves). The engines call their per-step kernels (step, legal mask, observation)
+through :func:`machine_code`, which skips numba's per-call typing of the arguments: most
+of a single game's call cost, for kernels that take groups of 20 to 45 arrays; a state
+keeps that code with the arguments that never change (:meth:`KernelState.bound_kernel`).
 :func:`copy_items` copies a row of one array into another as one ``memcpy`` inside a
 kernel, where the compiler, unable to tell the arrays apart, would move one element at a
 time. :func:`put_bits` writes a card set (a uint64 of bits) as 0/1 entries without a
@@ -77,48 +80,32 @@ def _compiled_for(dispatcher: Dispatcher, args: tuple) -> Callable:
     return dispatcher.compile(tuple(dispatcher.typeof_pyval(a) for a in args))
 
 
-class ArrayNames:
-    """The names of the state arrays a kernel takes, in its order (one module constant per
-    kernel), and a cache key by identity, which is cheaper than hashing a tuple of names."""
-
-    __slots__ = ("names",)
-
-    def __init__(self, *names: str):
-        self.names = names
-
-
 class KernelState:
     """Base of the engines' frozen state dataclasses. A state's arrays are its fields and
     are never rebound (only written in place), so what the per-step kernels need of them
     is found once and serves the state for life, in :attr:`kernel_cache`: each kernel's
-    machine code (:func:`machine_code`, whose types the state's arrays fix) and the
-    tuples of arrays the kernels take (:meth:`kernel_arrays`). Copies and unpickled
-    states start with an empty cache."""
+    machine code (:func:`machine_code`, whose types the state's arrays fix) with the
+    arguments bound to it (:meth:`bound_kernel`). Copies and unpickled states start with
+    an empty cache."""
 
     kernel_cache: dict
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kernel_cache", {})
 
-    def kernel_arrays(self, names: ArrayNames) -> tuple:
-        """The arrays ``names`` names, in that order (one tuple per ``names``, built once:
-        a tuple is one look-up, where 30 attribute reads on every call would not be
-        free)."""
-        arrays = self.kernel_cache.get(names)
-        if arrays is None:
-            arrays = self.kernel_cache[names] = tuple(getattr(self, n) for n in names.names)
-        return arrays
-
     def bound_kernel(self, key: str, dispatcher: Dispatcher, call_args: tuple,
                      fixed: Callable[[], tuple]) -> tuple[Callable, tuple]:
         """``(code, fixed_args)`` for a per-step kernel called as ``code(*call_args,
         *fixed_args)``, found once per ``key`` (:func:`machine_code`): ``fixed`` (called
         only then) builds the arguments that stay the same for the state's life, its
-        arrays (:meth:`kernel_arrays`) and its engine's numbers from the config. At a
-        single game the per-call Python is most of a step: this saves building the
-        long argument tuple and finding the machine code on every call. ``key`` fixes
-        the types of ``call_args`` (see :func:`machine_code`); a state serves engines of
-        one config (copies and resampled worlds get a new state, and an empty cache)."""
+        arrays (the groups of a :class:`GroupedState`) and its engine's numbers from the
+        config. At a single game the per-call Python is most of a step: this saves
+        building the argument tuple and finding the machine code on every call; a
+        per-step call reads the entry itself, ``state.kernel_cache.get(key) or
+        state.bound_kernel(...)``, which also saves building ``fixed``'s closure.
+        ``key`` fixes the types of ``call_args`` (see :func:`machine_code`); a state
+        serves engines of one config (copies and resampled worlds get a new state, and
+        an empty cache)."""
         entry = self.kernel_cache.get(key)
         if entry is None:
             fixed_args = fixed()
