@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from envs.abracadabra import AbracadabraConfig, AbracadabraEngine
-from envs.abracadabra.state import GROUPS, AbracadabraState, GroupedState, StateArray
+from envs.abracadabra.state import GROUPS, AbracadabraState
+from envs.compiled import GroupedState, StateArray
 
 
 def test_every_field_is_in_exactly_one_group_in_the_groups_order():
