@@ -7,8 +7,7 @@ imported here; :mod:`envs.four_aces_v0` is the PettingZoo adapter.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from envs.lazy import lazy_exports
 
 #: each name of the package -> the module defining it, imported on first use, so that the
 #: game's descriptor (:mod:`.game`, read by :mod:`envs.registry`) loads no engine
@@ -41,10 +40,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """One of :data:`_EXPORTS`, imported from its module (then kept here)."""
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS)
